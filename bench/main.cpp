@@ -1,0 +1,43 @@
+// attnlab-bench WORKLOAD [--threads N] [--seed S]: runs one benchmark workload and prints
+// exactly one JSON line on stdout. The PyTorch twins beside this file print the same fields.
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "attnlab/tensor.hpp"
+#include "workloads.hpp"
+
+int main(int argc, char** argv) {
+  const std::map<std::string, std::function<std::string(const attn::bench::Args&)>> workloads = {
+      {"gemm", attn::bench::run_gemm},
+  };
+  auto usage = [&] {
+    std::fprintf(stderr, "usage: attnlab-bench WORKLOAD [--threads N] [--seed S]\nworkloads:");
+    for (const auto& w : workloads) std::fprintf(stderr, " %s", w.first.c_str());
+    std::fprintf(stderr, "\n");
+    return 2;
+  };
+  if (argc < 2) return usage();
+  const auto it = workloads.find(argv[1]);
+  if (it == workloads.end()) {
+    std::fprintf(stderr, "attnlab-bench: unknown workload '%s'\n", argv[1]);
+    return usage();
+  }
+  attn::bench::Args args;
+  for (int i = 2; i < argc; ++i) {
+    if (i + 1 < argc && !std::strcmp(argv[i], "--threads")) {
+      args.threads = std::stoi(argv[++i]);
+    } else if (i + 1 < argc && !std::strcmp(argv[i], "--seed")) {
+      args.seed = std::stoull(argv[++i]);
+    } else {
+      std::fprintf(stderr, "attnlab-bench: unexpected argument '%s'\n", argv[i]);
+      return usage();
+    }
+  }
+  attn::keep_tensor_memory_in_heap();
+  attn::set_blas_threads(args.threads);
+  std::printf("%s\n", it->second(args).c_str());
+  return 0;
+}

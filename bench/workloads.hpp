@@ -1,0 +1,16 @@
+// The workloads attnlab-bench runs; each returns its one-line JSON result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace attn::bench {
+
+struct Args {
+  int threads = 1;
+  std::uint64_t seed = 0;
+};
+
+std::string run_gemm(const Args& args);  // matmul/bmm against direct cblas_sgemm
+
+}  // namespace attn::bench

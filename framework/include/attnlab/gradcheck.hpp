@@ -1,0 +1,37 @@
+// Finite-difference gradient check.
+//
+// f() builds a computation from `leaves` (inputs and/or parameters, all Vars that take a
+// gradient) and returns its output y. With a fixed random projection R, L = sum(y * R):
+//   analytic:  dL/dx from y.backward(R)
+//   numeric:   (L(x + eps) - L(x - eps)) / (2 eps), one entry at a time, L summed in double
+// and every entry must satisfy |analytic - numeric| <= atol + rtol * max(|analytic|, |numeric|).
+// The conformance suite and the op tests use it; plugin authors can too.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attnlab/autodiff/var.hpp"
+#include "attnlab/rng.hpp"
+
+namespace attn {
+
+struct GradCheckOptions {
+  float eps = 1e-2f;
+  float atol = 1e-3f;
+  float rtol = 1e-2f;
+  std::size_t max_entries_per_leaf = 0;  // 0 checks every entry; else a random sample
+};
+
+struct GradCheckResult {
+  bool ok = true;
+  std::size_t checked = 0;  // entries compared
+  float worst_error = 0.0f;  // largest |analytic - numeric| - (atol + rtol * scale), <= 0 when ok
+  std::string report;        // where the worst mismatch is, readable
+};
+
+GradCheckResult gradcheck(const std::function<Var()>& f, const std::vector<Var>& leaves, Rng& rng,
+                          const GradCheckOptions& options = {});
+
+}  // namespace attn

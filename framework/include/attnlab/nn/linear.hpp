@@ -1,0 +1,22 @@
+// Linear (dense) layer: y = x W + b, x [..., in], W [in, out], b [out].
+// Parameters: <scope>.W, <scope>.b. PyTorch's nn.Linear stores weight = W^T ([out, in]).
+#pragma once
+
+#include "attnlab/autodiff/ops.hpp"
+#include "attnlab/nn/params.hpp"
+
+namespace attn {
+
+class Linear {
+ public:
+  Linear(const ParamScope& scope, std::size_t in, std::size_t out, bool bias = true,
+         const Init& weight_init = Init::xavier_uniform());
+  Var operator()(const Var& x) const;  // [..., in] -> [..., out]
+  const Var& weight() const { return w_; }
+
+ private:
+  Var w_, b_;
+  bool bias_;
+};
+
+}  // namespace attn

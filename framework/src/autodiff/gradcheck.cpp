@@ -1,0 +1,68 @@
+#include "attnlab/gradcheck.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+namespace attn {
+namespace {
+
+double projected(const Var& y, const Tensor& r) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < r.size(); ++i)
+    total += static_cast<double>(y.value().data()[i]) * static_cast<double>(r.data()[i]);
+  return total;
+}
+
+}  // namespace
+
+GradCheckResult gradcheck(const std::function<Var()>& f, const std::vector<Var>& leaves, Rng& rng,
+                          const GradCheckOptions& options) {
+  GradCheckResult result;
+  for (const Var& leaf : leaves) leaf.zero_grad();
+  const Var y = f();
+  Tensor r = Tensor::from_shape(y.shape());
+  for (float& v : r) v = rng.normal();
+  y.backward(r);
+
+  result.worst_error = -std::numeric_limits<float>::infinity();
+  for (std::size_t li = 0; li < leaves.size(); ++li) {
+    Var leaf = leaves[li];
+    const Tensor analytic = leaf.grad();
+    Tensor& x = leaf.mutable_value();
+    std::vector<std::size_t> entries(x.size());
+    std::iota(entries.begin(), entries.end(), std::size_t{0});
+    if (options.max_entries_per_leaf && entries.size() > options.max_entries_per_leaf) {
+      for (std::size_t i = 0; i < options.max_entries_per_leaf; ++i)
+        std::swap(entries[i], entries[i + rng.below(entries.size() - i)]);
+      entries.resize(options.max_entries_per_leaf);
+    }
+    for (std::size_t e : entries) {
+      const float saved = x.data()[e];
+      x.data()[e] = saved + options.eps;
+      const double up = projected(f(), r);
+      x.data()[e] = saved - options.eps;
+      const double down = projected(f(), r);
+      x.data()[e] = saved;
+      const double numeric = (up - down) / (2.0 * static_cast<double>(options.eps));
+      const double a = analytic.data()[e];
+      const double excess = std::abs(a - numeric) -
+                            (options.atol + options.rtol * std::max(std::abs(a), std::abs(numeric)));
+      ++result.checked;
+      if (excess > result.worst_error) {
+        result.worst_error = static_cast<float>(excess);
+        std::ostringstream where;
+        where << "leaf " << li << " " << shape_str(leaf.shape()) << " entry " << e
+              << ": analytic " << a << ", numeric " << numeric;
+        result.report = where.str();
+      }
+      if (excess > 0.0) result.ok = false;
+    }
+  }
+  if (result.checked == 0) result.worst_error = 0.0f;
+  for (const Var& leaf : leaves) leaf.zero_grad();
+  return result;
+}
+
+}  // namespace attn

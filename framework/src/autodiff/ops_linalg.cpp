@@ -1,0 +1,46 @@
+// Matrix products. Gradients are written straight into the parents' gradient buffers by
+// sgemm with beta = 1 (no temporaries, no explicit transposes).
+#include "attnlab/autodiff/ops.hpp"
+
+namespace attn {
+
+// y = a b with a viewed as [m, k] (leading axes folded), b [k, n];
+// da += dy b^T,  db += a^T dy
+Var matmul(const Var& a, const Var& b) {
+  return record(attn::matmul(a.value(), b.value()), {a, b}, [](Node& n) {
+    const Tensor& av = n.parents[0]->value;
+    const Tensor& bv = n.parents[1]->value;
+    const std::size_t k = bv.shape()[0], cols = bv.shape()[1], rows = av.size() / std::max<std::size_t>(k, 1);
+    if (n.wants(0)) gemm(false, true, rows, k, cols, n.grad.data(), bv.data(), 1.0f, n.parents[0]->grad_buffer().data());
+    if (n.wants(1)) gemm(true, false, k, cols, rows, av.data(), n.grad.data(), 1.0f, n.parents[1]->grad_buffer().data());
+  });
+}
+
+// y = op(a) op(b) per batch item;
+// d op(a) = dy op(b)^T  and  d op(b) = op(a)^T dy, mapped back through the transposes.
+Var bmm(const Var& a, const Var& b, bool trans_a, bool trans_b) {
+  return record(attn::bmm(a.value(), b.value(), trans_a, trans_b), {a, b},
+                [trans_a, trans_b](Node& n) {
+    const Tensor& av = n.parents[0]->value;
+    const Tensor& bv = n.parents[1]->value;
+    const std::size_t batch = n.value.shape()[0], m = n.value.shape()[1], cols = n.value.shape()[2];
+    const std::size_t k = trans_a ? av.shape()[1] : av.shape()[2];
+    const float* dy = n.grad.data();
+    if (n.wants(0)) {
+      float* da = n.parents[0]->grad_buffer().data();
+      if (!trans_a)  // da [m,k] = dy [m,n] op(b)^T
+        gemm_batched(batch, false, !trans_b, m, k, cols, dy, m * cols, bv.data(), k * cols, 1.0f, da, m * k);
+      else           // da [k,m] = op(b) [k,n] dy^T
+        gemm_batched(batch, trans_b, true, k, m, cols, bv.data(), k * cols, dy, m * cols, 1.0f, da, m * k);
+    }
+    if (n.wants(1)) {
+      float* db = n.parents[1]->grad_buffer().data();
+      if (!trans_b)  // db [k,n] = op(a)^T dy
+        gemm_batched(batch, !trans_a, false, k, cols, m, av.data(), m * k, dy, m * cols, 1.0f, db, k * cols);
+      else           // db [n,k] = dy^T op(a)
+        gemm_batched(batch, true, trans_a, cols, k, m, dy, m * cols, av.data(), m * k, 1.0f, db, k * cols);
+    }
+  });
+}
+
+}  // namespace attn

@@ -1,0 +1,94 @@
+// Softmax over the last axis, optionally masked by valid lengths, and log-softmax.
+// Rows are processed with raw loops: these sit on the hot path of every attention layer.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "attnlab/autodiff/ops.hpp"
+
+namespace attn {
+namespace {
+
+// Number of valid entries of every row of x [..., n] under `lens` (see ops.hpp); all n without.
+std::vector<std::size_t> row_lengths(const Shape& x, const IntTensor* mask) {
+  const std::size_t n = x.back(), rows = num_elements(x) / std::max<std::size_t>(n, 1);
+  if (!mask) return std::vector<std::size_t>(rows, n);
+  const IntTensor& lens = *mask;
+  const Shape ls(lens.shape().begin(), lens.shape().end());
+  if (ls.empty() || ls.size() >= x.size() || !std::equal(ls.begin(), ls.end(), x.begin()))
+    throw std::invalid_argument("masked_softmax: valid lengths of shape " + shape_str(ls) +
+                                " do not match scores " + shape_str(x) +
+                                " (expected [B] or [B, n_q] leading the scores' shape)");
+  const std::size_t per = rows / lens.size();  // rows sharing one valid length
+  std::vector<std::size_t> out(rows);
+  for (std::size_t r = 0; r < rows; ++r)
+    out[r] = static_cast<std::size_t>(std::clamp<int>(lens.data()[r / per], 0, static_cast<int>(n)));
+  return out;
+}
+
+// y_j = exp(x_j - max) / sum_{i<len} exp(x_i - max) for j < len, y_j = 0 for j >= len
+// (a row with len 0 is all zeros);  dx = y * (dy - sum(dy * y))
+Var softmax_rows(const Var& x, const IntTensor* lens) {
+  if (x.ndim() < 1) throw std::invalid_argument("softmax: needs at least one axis");
+  const Shape shape = x.shape();
+  const std::size_t n = shape.back();
+  const auto valid = row_lengths(shape, lens);
+  Tensor y = xt::zeros<float>(shape);
+  const float* xs = x.value().data();
+  for (std::size_t r = 0; r < valid.size(); ++r) {
+    const float* xr = xs + r * n;
+    float* yr = y.data() + r * n;
+    const std::size_t len = valid[r];
+    if (len == 0) continue;
+    const float mx = *std::max_element(xr, xr + len);
+    float total = 0.0f;
+    for (std::size_t j = 0; j < len; ++j) total += (yr[j] = std::exp(xr[j] - mx));
+    const float inv = 1.0f / total;
+    for (std::size_t j = 0; j < len; ++j) yr[j] *= inv;
+  }
+  return record(std::move(y), {x}, [n](Node& nd) {
+    float* dx = nd.parents[0]->grad_buffer().data();
+    const float* y = nd.value.data();
+    const float* dy = nd.grad.data();
+    for (std::size_t r = 0; r < nd.value.size() / std::max<std::size_t>(n, 1); ++r) {
+      float dot = 0.0f;
+      for (std::size_t j = 0; j < n; ++j) dot += dy[r * n + j] * y[r * n + j];
+      for (std::size_t j = 0; j < n; ++j) dx[r * n + j] += y[r * n + j] * (dy[r * n + j] - dot);
+    }
+  });
+}
+
+}  // namespace
+
+Var softmax(const Var& x) { return softmax_rows(x, nullptr); }
+
+Var masked_softmax(const Var& x, const IntTensor& lens) { return softmax_rows(x, &lens); }
+
+// y_j = x_j - max - log sum_i exp(x_i - max);  dx = dy - softmax(x) * sum(dy)
+Var log_softmax(const Var& x) {
+  if (x.ndim() < 1) throw std::invalid_argument("log_softmax: needs at least one axis");
+  const std::size_t n = x.shape().back(), rows = x.value().size() / std::max<std::size_t>(n, 1);
+  Tensor y = Tensor::from_shape(x.shape());
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* xr = x.value().data() + r * n;
+    float* yr = y.data() + r * n;
+    const float mx = n ? *std::max_element(xr, xr + n) : 0.0f;
+    float total = 0.0f;
+    for (std::size_t j = 0; j < n; ++j) total += std::exp(xr[j] - mx);
+    const float lse = mx + std::log(total);
+    for (std::size_t j = 0; j < n; ++j) yr[j] = xr[j] - lse;
+  }
+  return record(std::move(y), {x}, [n, rows](Node& nd) {
+    float* dx = nd.parents[0]->grad_buffer().data();
+    const float* y = nd.value.data();
+    const float* dy = nd.grad.data();
+    for (std::size_t r = 0; r < rows; ++r) {
+      float total = 0.0f;
+      for (std::size_t j = 0; j < n; ++j) total += dy[r * n + j];
+      for (std::size_t j = 0; j < n; ++j) dx[r * n + j] += dy[r * n + j] - std::exp(y[r * n + j]) * total;
+    }
+  });
+}
+
+}  // namespace attn

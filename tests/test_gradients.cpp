@@ -1,0 +1,177 @@
+// Finite-difference gradient checks of every primitive (over inputs and parameters), and the
+// proof that the check fails when a backward is wrong.
+#include <catch2/catch.hpp>
+
+#include "attnlab/attnlab.hpp"
+
+using namespace attn;
+
+namespace {
+
+Tensor randn(const Shape& shape, std::uint64_t seed, float lo_abs = 0.0f) {
+  Rng rng(seed);
+  Tensor t = Tensor::from_shape(shape);
+  for (float& v : t) {
+    v = rng.normal();
+    if (std::abs(v) < lo_abs) v = v < 0 ? v - lo_abs : v + lo_abs;  // keep away from kinks/poles
+  }
+  return t;
+}
+
+Tensor positive(const Shape& shape, std::uint64_t seed) { return xt::abs(randn(shape, seed)) + 0.5f; }
+
+GradCheckResult check(const std::function<Var()>& f, const std::vector<Var>& leaves) {
+  Rng rng(99);
+  return gradcheck(f, leaves, rng);
+}
+
+#define REQUIRE_GRADIENTS(f, ...)                         \
+  do {                                                    \
+    const auto result = check(f, {__VA_ARGS__});          \
+    INFO(result.report);                                  \
+    CHECK(result.checked > 0);                            \
+    CHECK(result.ok);                                     \
+  } while (0)
+
+}  // namespace
+
+TEST_CASE("elementwise binary ops with broadcasting", "[gradcheck][autodiff]") {
+  Var a = leaf(randn({2, 3, 4}, 1));
+  Var row = leaf(randn({4}, 2));
+  Var col = leaf(randn({2, 1, 4}, 3));
+  Var away = leaf(randn({3, 1}, 4, 0.5f));
+  REQUIRE_GRADIENTS([&] { return add(a, row); }, a, row);
+  REQUIRE_GRADIENTS([&] { return sub(col, a); }, a, col);
+  REQUIRE_GRADIENTS([&] { return mul(a, col); }, a, col);
+  REQUIRE_GRADIENTS([&] { return div(a, away); }, a, away);
+  REQUIRE_GRADIENTS([&] { return div(away, a * a + 1.0f); }, a, away);
+}
+
+TEST_CASE("scalar ops", "[gradcheck][autodiff]") {
+  Var a = leaf(randn({3, 4}, 5));
+  REQUIRE_GRADIENTS([&] { return scale(a, -2.5f); }, a);
+  REQUIRE_GRADIENTS([&] { return add_scalar(a, 3.0f); }, a);
+  REQUIRE_GRADIENTS([&] { return 1.0f - a / 4.0f; }, a);
+}
+
+TEST_CASE("elementwise unary ops", "[gradcheck][autodiff]") {
+  Var x = leaf(randn({3, 5}, 6, 0.1f));
+  Var pos = leaf(positive({3, 5}, 7));
+  REQUIRE_GRADIENTS([&] { return tanh(x); }, x);
+  REQUIRE_GRADIENTS([&] { return sigmoid(x); }, x);
+  REQUIRE_GRADIENTS([&] { return relu(x); }, x);
+  REQUIRE_GRADIENTS([&] { return exp(x); }, x);
+  REQUIRE_GRADIENTS([&] { return log(pos); }, pos);
+  REQUIRE_GRADIENTS([&] { return sqrt(pos); }, pos);
+  REQUIRE_GRADIENTS([&] { return square(x); }, x);
+  REQUIRE_GRADIENTS([&] { return abs(x); }, x);
+}
+
+TEST_CASE("matmul and bmm, every transpose combination", "[gradcheck][autodiff]") {
+  Var a = leaf(randn({2, 3, 4}, 8));
+  Var w = leaf(randn({4, 5}, 9));
+  REQUIRE_GRADIENTS([&] { return matmul(a, w); }, a, w);
+  Var p = leaf(randn({2, 3, 4}, 10));  // [B, m, k]
+  Var pt = leaf(randn({2, 4, 3}, 11)); // [B, k, m]
+  Var q = leaf(randn({2, 4, 5}, 12));  // [B, k, n]
+  Var qt = leaf(randn({2, 5, 4}, 13)); // [B, n, k]
+  REQUIRE_GRADIENTS([&] { return bmm(p, q); }, p, q);
+  REQUIRE_GRADIENTS([&] { return bmm(pt, q, true, false); }, pt, q);
+  REQUIRE_GRADIENTS([&] { return bmm(p, qt, false, true); }, p, qt);
+  REQUIRE_GRADIENTS([&] { return bmm(pt, qt, true, true); }, pt, qt);
+}
+
+TEST_CASE("shape ops", "[gradcheck][autodiff]") {
+  Var x = leaf(randn({2, 3, 4}, 14));
+  Var y = leaf(randn({2, 2, 4}, 15));
+  REQUIRE_GRADIENTS([&] { return reshape(x, {6, 4}); }, x);
+  REQUIRE_GRADIENTS([&] { return permute(x, {2, 0, 1}); }, x);
+  REQUIRE_GRADIENTS([&] { return transpose(x, 0, 2); }, x);
+  REQUIRE_GRADIENTS([&] { return slice(x, 1, 1, 3); }, x);
+  REQUIRE_GRADIENTS([&] { return slice(x, 2, 0, 1); }, x);
+  REQUIRE_GRADIENTS([&] { return concat({x, y, x}, 1); }, x, y);
+  IntTensor idx = {2, 0, 2, 1};  // repeated index: its gradient must add up
+  REQUIRE_GRADIENTS([&] { return index_select(x, 1, idx); }, x);
+  IntTensor idx2 = {{3, 3}, {0, 1}};
+  REQUIRE_GRADIENTS([&] { return index_select(x, 2, idx2); }, x);
+}
+
+TEST_CASE("reductions", "[gradcheck][autodiff]") {
+  Var x = leaf(randn({2, 3, 4}, 16));
+  REQUIRE_GRADIENTS([&] { return sum(x); }, x);
+  REQUIRE_GRADIENTS([&] { return sum(x, {1}); }, x);
+  REQUIRE_GRADIENTS([&] { return sum(x, {0, 2}, true); }, x);
+  REQUIRE_GRADIENTS([&] { return mean(x); }, x);
+  REQUIRE_GRADIENTS([&] { return mean(x, {2}); }, x);
+  REQUIRE_GRADIENTS([&] { return mean(x, {0, 1}, true); }, x);
+}
+
+TEST_CASE("softmax family", "[gradcheck][autodiff]") {
+  Var s = leaf(randn({3, 4, 5}, 17));
+  REQUIRE_GRADIENTS([&] { return softmax(s); }, s);
+  REQUIRE_GRADIENTS([&] { return log_softmax(s); }, s);
+  REQUIRE_GRADIENTS([&] { return masked_softmax(s, IntTensor{2, 5, 0}); }, s);  // 1-D, with length 0
+  REQUIRE_GRADIENTS([&] { return masked_softmax(s, IntTensor{{1, 2, 3, 4}, {5, 0, 1, 2}, {3, 3, 3, 3}}); }, s);  // 2-D
+}
+
+TEST_CASE("losses", "[gradcheck][autodiff]") {
+  Var logits = leaf(randn({3, 4, 6}, 18));
+  const IntTensor labels = {{1, 5, 0, 2}, {3, 3, 4, 0}, {2, 1, 1, 5}};
+  REQUIRE_GRADIENTS([&] { return masked_cross_entropy(logits, labels, IntTensor{4, 2, 0}); }, logits);
+  REQUIRE_GRADIENTS([&] { return cross_entropy(logits, labels); }, logits);
+  Var pred = leaf(randn({3, 2}, 19)), target = leaf(randn({3, 2}, 20));
+  REQUIRE_GRADIENTS([&] { return mse(pred, target); }, pred, target);
+}
+
+TEST_CASE("embedding, dropout and layer norm over inputs and parameters", "[gradcheck][autodiff]") {
+  Var table = leaf(randn({5, 3}, 21));
+  const IntTensor ids = {{4, 0, 4}, {1, 2, 3}};
+  REQUIRE_GRADIENTS([&] { return embedding(table, ids); }, table);
+
+  Var x = leaf(randn({4, 6}, 22));
+  REQUIRE_GRADIENTS([&] { Rng rng(5); return dropout(x, 0.4f, rng, true); }, x);  // same mask each call
+
+  Var gamma = leaf(randn({6}, 23)), beta = leaf(randn({6}, 24));
+  REQUIRE_GRADIENTS([&] { return layer_norm(x, gamma, beta); }, x, gamma, beta);
+}
+
+TEST_CASE("modules: gradients reach every parameter of Linear, Embedding and LayerNorm", "[gradcheck][nn]") {
+  ParamStore store;
+  Rng rng(7);
+  ParamScope root(store, rng);
+  const Embedding embed(root.child("embed"), 6, 4);
+  const LayerNorm norm(root.child("norm"), 4);
+  const Linear proj(root.child("proj"), 4, 3);
+  const IntTensor ids = {{1, 5}, {0, 2}};
+  std::vector<Var> params;
+  for (const auto& item : store.items()) params.push_back(item.second);
+  REQUIRE(params.size() == 5);
+  REQUIRE_GRADIENTS([&] { return tanh(proj(norm(embed(ids)))); }, params);
+}
+
+TEST_CASE("the gradient check fails on a deliberately wrong backward", "[gradcheck][meta]") {
+  Var x = leaf(randn({3, 4}, 25));
+  // tanh with d tanh = 1 - y instead of 1 - y^2
+  auto wrong_tanh = [](const Var& v) {
+    return record(xt::tanh(v.value()), {v}, [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value)); });
+  };
+  const auto wrong = check([&] { return wrong_tanh(x); }, {x});
+  INFO(wrong.report);
+  CHECK_FALSE(wrong.ok);
+  CHECK(wrong.worst_error > 0.0f);
+
+  // A backward that overwrites instead of adding breaks as soon as x feeds two paths.
+  auto overwriting_square = [](const Var& v) {
+    return record(v.value() * v.value(), {v}, [](Node& n) {
+      n.parents[0]->grad_buffer() = 2.0f * n.parents[0]->value * n.grad;
+    });
+  };
+  CHECK(check([&] { return overwriting_square(x); }, {x}).ok);  // alone it looks right...
+  CHECK_FALSE(check([&] { return overwriting_square(x) + overwriting_square(x); }, {x}).ok);  // ...not in a graph
+
+  // and the correct version of the same op passes, so the failures above are the backward's.
+  auto right_tanh = [](const Var& v) {
+    return record(xt::tanh(v.value()), {v}, [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value * n.value)); });
+  };
+  CHECK(check([&] { return right_tanh(x); }, {x}).ok);
+}
