@@ -33,22 +33,20 @@ std::string run_gemm(const Args& args) {
   {
     const Tensor a = random({512, 512}, rng), b = random({512, 512}, rng);
     Tensor c = Tensor::from_shape({512, 512});
-    const double ours = median_us([&] { c = matmul(a, b); }, 5, 50);
-    const double direct = median_us([&] {
+    const auto [ours, direct] = paired_median_us([&] { c = matmul(a, b); }, [&] {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 512, 512, 512, 1.0f, a.data(), 512,
                   b.data(), 512, 0.0f, c.data(), 512);
-    }, 5, 50);
+    }, 5, 100);
     rows.push_back({"matmul", "512x512 @ 512x512", ours, direct});
   }
   {
     const Tensor a = random({64, 32, 32}, rng), b = random({64, 32, 32}, rng);
     Tensor c = Tensor::from_shape({64, 32, 32});
-    const double ours = median_us([&] { c = bmm(a, b); }, 20, 500);
-    const double direct = median_us([&] {
+    const auto [ours, direct] = paired_median_us([&] { c = bmm(a, b); }, [&] {
       for (int i = 0; i < 64; ++i)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 32, 32, 32, 1.0f,
                     a.data() + i * 1024, 32, b.data() + i * 1024, 32, 0.0f, c.data() + i * 1024, 32);
-    }, 20, 500);
+    }, 20, 1000);
     rows.push_back({"bmm", "64 x (32x32 @ 32x32)", ours, direct});
   }
   std::string out = "{\"workload\": \"gemm\", \"threads\": " + std::to_string(args.threads) +

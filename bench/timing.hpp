@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace attn::bench {
@@ -19,6 +20,22 @@ inline double median_us(const std::function<void()>& f, int warmup, int iters) {
   }
   std::nth_element(t.begin(), t.begin() + iters / 2, t.end());
   return t[static_cast<std::size_t>(iters / 2)];
+}
+
+// Median microseconds per call of f and of g, calls alternating (f, g, f, g, ...) so that
+// both see the same machine state: the fair way to take a ratio on a noisy machine.
+inline std::pair<double, double> paired_median_us(const std::function<void()>& f,
+                                                  const std::function<void()>& g, int warmup,
+                                                  int iters) {
+  for (int i = 0; i < warmup; ++i) f(), g();
+  std::vector<double> tf(static_cast<std::size_t>(iters)), tg(tf.size());
+  for (std::size_t i = 0; i < tf.size(); ++i) {
+    tf[i] = median_us(f, 0, 1);
+    tg[i] = median_us(g, 0, 1);
+  }
+  std::nth_element(tf.begin(), tf.begin() + iters / 2, tf.end());
+  std::nth_element(tg.begin(), tg.begin() + iters / 2, tg.end());
+  return {tf[static_cast<std::size_t>(iters / 2)], tg[static_cast<std::size_t>(iters / 2)]};
 }
 
 }  // namespace attn::bench
