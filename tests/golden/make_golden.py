@@ -100,6 +100,118 @@ def layers_composite():
     }, layers_composite.__doc__.replace("\n", " "))
 
 
+def pool(scores, V, lens):
+    """Masked softmax over keys, then the weighted sum of values."""
+    weights = masked_softmax(scores, lens)
+    return weights, torch.bmm(weights, V)
+
+
+def scoring_goldens():
+    """Every built-in scoring function through attention pooling: values and gradients.
+    Parameters are written in attnlab's layout (W [d_q, h], i.e. nn.Linear's weight transposed)."""
+    for name in ["dot", "scaled_dot", "general", "additive", "gaussian", "gaussian_learned"]:
+        g = torch.Generator().manual_seed(10 + len(name))
+        d_q = 3 if name in ("general", "additive") else 4
+        Q = torch.randn(2, 3, d_q, generator=g).requires_grad_()
+        K = torch.randn(2, 5, 4, generator=g).requires_grad_()
+        V = torch.randn(2, 5, 2, generator=g).requires_grad_()
+        lens = torch.tensor([5, 2])
+        params = {}
+        if name == "dot":
+            scores = Q @ K.transpose(1, 2)
+        elif name == "scaled_dot":
+            scores = Q @ K.transpose(1, 2) / 4 ** 0.5
+        elif name == "general":
+            params["W"] = torch.randn(d_q, 4, generator=g).requires_grad_()
+            scores = Q @ params["W"] @ K.transpose(1, 2)
+        elif name == "additive":
+            params["W_q"] = torch.randn(d_q, 6, generator=g).requires_grad_()
+            params["W_k"] = torch.randn(4, 6, generator=g).requires_grad_()
+            params["w_v"] = torch.randn(6, generator=g).requires_grad_()
+            features = torch.tanh((Q @ params["W_q"]).unsqueeze(2) + (K @ params["W_k"]).unsqueeze(1))
+            scores = features @ params["w_v"]  # [B, n_q, n_k, h] -> [B, n_q, n_k]
+        else:
+            dist2 = ((Q.unsqueeze(2) - K.unsqueeze(1)) ** 2).sum(-1)  # [B, n_q, n_k]
+            if name == "gaussian":
+                scores = -0.5 * dist2
+            else:
+                params["w"] = torch.rand(1, generator=g).add(0.5).requires_grad_()
+                scores = -0.5 * dist2 * params["w"] ** 2
+        weights, out = pool(scores, V, lens)
+        seed = torch.randn(out.shape, generator=g)
+        out.backward(seed)
+        tensors = {"Q": Q, "K": K, "V": V, "lens": lens, "seed": seed, "weights": weights, "out": out,
+                   "dQ": Q.grad, "dK": K.grad, "dV": V.grad}
+        for key, p in params.items():
+            tensors["param." + key] = p
+            tensors["grad." + key] = p.grad
+        write(f"scoring_{name}.txt", tensors, f"scoring function {name} -> masked softmax -> bmm")
+
+
+def cell_goldens():
+    """torch.nn.RNNCell / GRUCell / LSTMCell run over a sequence; attnlab's W_ih = weight_ih^T."""
+    for name, cls in [("rnn", torch.nn.RNNCell), ("gru", torch.nn.GRUCell), ("lstm", torch.nn.LSTMCell)]:
+        torch.manual_seed(20)
+        cell = cls(3, 5)
+        x = torch.randn(2, 4, 3).requires_grad_()
+        state = None
+        outputs = []
+        for t in range(4):
+            state = cell(x[:, t], state)
+            outputs.append(state[0] if name == "lstm" else state)
+        hs = torch.stack(outputs, dim=1)  # [B, T, h]
+        seed = torch.randn(hs.shape)
+        hs.backward(seed)
+        write(f"cell_{name}.txt", {
+            "x": x, "W_ih": cell.weight_ih.T, "W_hh": cell.weight_hh.T, "b_ih": cell.bias_ih, "b_hh": cell.bias_hh,
+            "seed": seed, "outputs": hs, "dx": x.grad, "dW_ih": cell.weight_ih.grad.T, "dW_hh": cell.weight_hh.grad.T,
+            "db_ih": cell.bias_ih.grad, "db_hh": cell.bias_hh.grad,
+        }, f"torch.nn.{cls.__name__}(3, 5) over 4 steps from a zero state")
+
+
+def multi_head_golden():
+    """d2l's MultiHeadAttention: 2 heads, hidden 8, scaled dot product, no biases, 1-D valid lengths."""
+    g = torch.Generator().manual_seed(30)
+    heads, hidden = 2, 8
+    queries = torch.randn(2, 4, 6, generator=g).requires_grad_()
+    keys = torch.randn(2, 5, 7, generator=g).requires_grad_()
+    values = torch.randn(2, 5, 3, generator=g).requires_grad_()
+    W = {n: torch.randn(d, hidden, generator=g).mul(0.4).requires_grad_()
+         for n, d in [("W_q", 6), ("W_k", 7), ("W_v", 3), ("W_o", hidden)]}
+    lens = torch.tensor([3, 5])
+
+    def split(x):  # [B, n, hidden] -> [B*heads, n, p]
+        b, n, _ = x.shape
+        return x.reshape(b, n, heads, -1).permute(0, 2, 1, 3).reshape(b * heads, n, -1)
+
+    q, k, v = split(queries @ W["W_q"]), split(keys @ W["W_k"]), split(values @ W["W_v"])
+    weights, out = pool(q @ k.transpose(1, 2) / (hidden // heads) ** 0.5, v, lens.repeat_interleave(heads))
+    b, n = queries.shape[:2]
+    out = out.reshape(b, heads, n, -1).permute(0, 2, 1, 3).reshape(b, n, hidden) @ W["W_o"]
+    seed = torch.randn(out.shape, generator=g)
+    out.backward(seed)
+    tensors = {"queries": queries, "keys": keys, "values": values, "lens": lens, "seed": seed, "out": out,
+               "weights": weights.reshape(2, heads, 4, 5),
+               "dqueries": queries.grad, "dkeys": keys.grad, "dvalues": values.grad}
+    for key, p in W.items():
+        tensors["param." + key] = p
+        tensors["grad." + key] = p.grad
+    write("multi_head.txt", tensors, multi_head_golden.__doc__)
+
+
+def positional_golden():
+    """d2l's PositionalEncoding table P[:, :] for max_len 10, num_hiddens 6."""
+    P = torch.zeros(10, 6)
+    X = torch.arange(10, dtype=torch.float64).reshape(-1, 1) / torch.pow(10000, torch.arange(0, 6, 2) / 6)
+    P[:, 0::2] = torch.sin(X)
+    P[:, 1::2] = torch.cos(X)
+    write("positional.txt", {"P": P}, positional_golden.__doc__)
+
+
 if __name__ == "__main__":
     attention_composite()
     layers_composite()
+    scoring_goldens()
+    cell_goldens()
+    multi_head_golden()
+    positional_golden()

@@ -65,6 +65,10 @@ Var softmax(const Var& x) { return softmax_rows(x, nullptr); }
 
 Var masked_softmax(const Var& x, const IntTensor& lens) { return softmax_rows(x, &lens); }
 
+Var masked_softmax(const Var& x, const ValidLens& lens) {
+  return softmax_rows(x, lens ? &*lens : nullptr);
+}
+
 // y_j = x_j - max - log sum_i exp(x_i - max);  dx = dy - softmax(x) * sum(dy)
 Var log_softmax(const Var& x) {
   if (x.ndim() < 1) throw std::invalid_argument("log_softmax: needs at least one axis");

@@ -24,21 +24,21 @@ Tensor initialised(const Shape& shape, const Init& init, Rng& rng) {
     case Init::Kind::zeros:
       break;
     case Init::Kind::constant:
-      t.fill(init.scale);
+      t.fill(init.a);
       break;
     case Init::Kind::normal:
-      for (float& v : t) v = rng.normal(0.0f, init.scale);
+      for (float& v : t) v = rng.normal(0.0f, init.a);
       break;
     case Init::Kind::uniform:
-      for (float& v : t) v = rng.uniform(-init.scale, init.scale);
+      for (float& v : t) v = rng.uniform(init.a, init.b);
       break;
     case Init::Kind::xavier_uniform: {
-      const float a = init.scale * std::sqrt(6.0f / (fan_in + fan_out));
-      for (float& v : t) v = rng.uniform(-a, a);
+      const float bound = init.a * std::sqrt(6.0f / (fan_in + fan_out));
+      for (float& v : t) v = rng.uniform(-bound, bound);
       break;
     }
     case Init::Kind::xavier_normal: {
-      const float s = init.scale * std::sqrt(2.0f / (fan_in + fan_out));
+      const float s = init.a * std::sqrt(2.0f / (fan_in + fan_out));
       for (float& v : t) v = rng.normal(0.0f, s);
       break;
     }

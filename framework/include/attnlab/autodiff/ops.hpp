@@ -3,6 +3,7 @@
 // (scoring functions, cells, attention, models) is a composition of these.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "attnlab/autodiff/var.hpp"
@@ -68,8 +69,10 @@ Var mean(const Var& x, const std::vector<std::size_t>& axes, bool keepdims = fal
 // shape of a prefix of x.shape[:-1] (1-D [B] per batch item, or 2-D [B, n_q] per query);
 // every row under lens[i...] keeps its first lens[i...] entries; the rest get exactly 0, and a
 // row with length 0 is all zeros (never NaN).
+using ValidLens = std::optional<IntTensor>;  // no value: nothing is masked
 Var softmax(const Var& x);  // over the last axis
 Var masked_softmax(const Var& x, const IntTensor& lens);
+Var masked_softmax(const Var& x, const ValidLens& lens);  // softmax when lens is empty
 Var log_softmax(const Var& x);  // over the last axis
 
 // ---- losses (ops_loss.cpp) ----
@@ -88,5 +91,16 @@ Var embedding(const Var& table, const IntTensor& ids);
 Var dropout(const Var& x, float p, Rng& rng, bool training);
 // Layer norm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta.
 Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps = 1e-5f);
+
+// ---- attention (ops_attention.cpp) ----
+// Additive (Bahdanau) scores after projection, fused: q [B, n_q, h], k [B, n_k, h], w [h] ->
+// s [B, n_q, n_k], s_bij = sum_h w_h tanh(q_bih + k_bjh), without the [B, n_q, n_k, h] tensor.
+Var additive_scores(const Var& q, const Var& k, const Var& w);
+// q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j||^2 (composed).
+Var squared_distances(const Var& q, const Var& k);
+// x / sqrt(sum(x^2) + eps) over the last axis (composed).
+Var l2_normalize(const Var& x, float eps = 1e-12f);
+// The tanh the fused kernels use (rational approximation, a few ulp from std::tanh).
+float fast_tanh_value(float x);
 
 }  // namespace attn

@@ -41,7 +41,7 @@ class Var {
   explicit Var(NodePtr node) : node_(std::move(node)) {}
 
   const Tensor& value() const { return node_->value; }
-  Tensor& mutable_value() { return node_->value; }  // optimizers update parameters in place
+  Tensor& mutable_value() const { return node_->value; }  // optimizers update parameters in place
   // The accumulated gradient (zeros of the value's shape when nothing accumulated yet).
   const Tensor& grad() const { return node_->grad_buffer(); }
   bool has_grad() const { return node_->has_grad; }

@@ -1,0 +1,98 @@
+// Options of a plugin, as written in a spec (YAML) or on the command line.
+//
+// A plugin reads each of its options once, with a default and optionally a range:
+//     hidden_ = opt.get<int>("hidden", 32, 1, 65536);
+// Every value remembers where it was written ("spec.yaml:12:7"), so a bad value is reported
+// there, naming the option. Options the plugin never read are reported by the framework
+// after construction as unknown, with the closest known option.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+// An error in a user's option or spec value; `where()` is "file:line:col" when known.
+class OptionError : public std::runtime_error {
+ public:
+  OptionError(const std::string& where, const std::string& what)
+      : std::runtime_error(where.empty() ? what : where + ": " + what), where_(where) {}
+  const std::string& where() const { return where_; }
+
+ private:
+  std::string where_;
+};
+
+class Options {
+ public:
+  Options() = default;
+  // A value as text (YAML scalar), with where it came from for error messages.
+  void set(const std::string& key, const std::string& value, const std::string& where = "");
+  bool has(const std::string& key) const { return values_.count(key) > 0; }
+
+  // The option's value, or `fallback` when absent. Throws OptionError (naming the option and
+  // its location) when the text is not a T or lies outside [min, max].
+  template <class T>
+  T get(const std::string& key, T fallback) const;
+  template <class T>
+  T get(const std::string& key, T fallback, T min, T max) const;
+
+  // Keys given but never read by get(): the framework reports them as unknown options.
+  std::vector<std::string> unread() const;
+  std::vector<std::string> read_keys() const { return {read_.begin(), read_.end()}; }
+  // Throws OptionError for the first unread key of `owner` (e.g. "scoring function 'additive'"),
+  // with the closest read key as a suggestion.
+  void require_all_read(const std::string& owner) const;
+  std::string where(const std::string& key) const;
+
+ private:
+  struct Value {
+    std::string text, where;
+  };
+  std::map<std::string, Value> values_;
+  mutable std::set<std::string> read_;
+};
+
+// Parsers behind get<T>; specialised for bool, int, long, std::size_t, float, double, std::string.
+template <class T>
+std::optional<T> parse_option(const std::string& text);
+template <class T>
+const char* option_type_name();
+#define ATTNLAB_OPTION_TYPE(T)                                           \
+  template <> std::optional<T> parse_option<T>(const std::string& text); \
+  template <> const char* option_type_name<T>();
+ATTNLAB_OPTION_TYPE(bool)
+ATTNLAB_OPTION_TYPE(int)
+ATTNLAB_OPTION_TYPE(long)
+ATTNLAB_OPTION_TYPE(std::size_t)
+ATTNLAB_OPTION_TYPE(float)
+ATTNLAB_OPTION_TYPE(double)
+ATTNLAB_OPTION_TYPE(std::string)
+#undef ATTNLAB_OPTION_TYPE
+
+template <class T>
+T Options::get(const std::string& key, T fallback) const {
+  read_.insert(key);
+  const auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  const auto v = parse_option<T>(it->second.text);
+  if (!v)
+    throw OptionError(it->second.where, "option '" + key + "' must be " + option_type_name<T>() +
+                                            ", got '" + it->second.text + "'");
+  return *v;
+}
+
+template <class T>
+T Options::get(const std::string& key, T fallback, T min, T max) const {
+  const T v = get<T>(key, fallback);
+  if (v < min || v > max)
+    throw OptionError(where(key), "option '" + key + "' must be in [" + std::to_string(min) + ", " +
+                                      std::to_string(max) + "], got " + std::to_string(v));
+  return v;
+}
+
+}  // namespace attn

@@ -1,0 +1,34 @@
+// Plugin kind 1: scoring functions a(q, k).
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+#include "attnlab/autodiff/var.hpp"
+#include "attnlab/nn/params.hpp"
+#include "attnlab/options.hpp"
+
+namespace attn {
+
+// What a scoring function is constructed from.
+struct ScoringArgs {
+  ParamScope params;        // create parameters here: params.param("W_q", {d_q, h}, init)
+  const Options& options;   // the plugin's options from the spec
+  std::size_t query_dim;    // d_q
+  std::size_t key_dim;      // d_k
+};
+
+// score(queries [B, n_q, d_q], keys [B, n_k, d_k]) -> scores [B, n_q, n_k].
+// Masking is not the scoring function's business: the framework applies the masked softmax.
+class ScoringFunction {
+ public:
+  virtual ~ScoringFunction() = default;
+  virtual Var score(const Var& queries, const Var& keys) = 0;
+};
+
+// For scoring functions that compare q and k entry by entry: refuses d_q != d_k, saying what to
+// use instead.
+void require_same_size(const char* scoring_name, const ScoringArgs& args);
+
+}  // namespace attn

@@ -1,0 +1,72 @@
+#include "attnlab/plugin_loader.hpp"
+
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <fstream>
+
+#define BOOST_DLL_USE_STD_FS
+#include <boost/dll/shared_library.hpp>
+
+#include "attnlab/plugin.hpp"
+
+namespace attn {
+namespace {
+
+// Why dlopen refused a file, in words (Boost.DLL only says "Bad file descriptor").
+std::string why_not_loadable(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  if (in.gcount() < 4 || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F')
+    return "it is not a shared library (no ELF header)";
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle) {
+    dlclose(handle);
+    return "it could not be loaded";
+  }
+  const char* err = dlerror();
+  return std::string("the dynamic loader refused it: ") + (err ? err : "unknown reason");
+}
+
+}  // namespace
+
+void load_plugin(const std::string& path_text, Registries& registries) {
+  namespace fs = std::filesystem;
+  const fs::path path(path_text);
+  const std::string who = "plugin '" + path_text + "'";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw PluginError(who + ": no such file");
+  if (!fs::is_regular_file(path, ec)) throw PluginError(who + ": not a regular file");
+
+  auto library = std::make_shared<boost::dll::shared_library>();
+  std::error_code load_error;
+  library->load(fs::absolute(path), load_error, boost::dll::load_mode::rtld_now);
+  if (load_error) throw PluginError(who + ": " + why_not_loadable(path));
+  if (!library->has("attnlab_plugin_entry"))
+    throw PluginError(who + ": not an attnlab plugin (it exports no attnlab_plugin_entry; "
+                            "did you forget ATTNLAB_PLUGIN(...)?)");
+  const auto entry = library->get<const PluginInfo*()>("attnlab_plugin_entry");
+  const PluginInfo* info = entry();
+  if (!info || info->api_version != ATTNLAB_PLUGIN_API_VERSION)
+    throw PluginError(who + ": built against attnlab plugin API version " +
+                      (info ? std::to_string(info->api_version) : std::string("?")) +
+                      ", this attnlab has version " + std::to_string(ATTNLAB_PLUGIN_API_VERSION) +
+                      "; rebuild the plugin against the installed headers");
+
+  // Register into empty registries first, so a failure leaves `registries` untouched.
+  Registries staged;
+  staged.each([&](auto& r) { r.set_origin(path_text, library); });
+  try {
+    info->register_plugins(staged);
+  } catch (const std::exception& e) {
+    throw PluginError(who + ": failed while registering: " + e.what());
+  }
+  try {
+    registries.absorb(std::move(staged));
+  } catch (const RegistryError& e) {
+    throw PluginError(who + ": " + e.what());
+  }
+}
+
+}  // namespace attn

@@ -1,0 +1,49 @@
+#include "attnlab/suggest.hpp"
+
+#include <algorithm>
+
+namespace attn {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  // Optimal string alignment distance, rows of the DP table kept two at a time.
+  std::vector<std::size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+    }
+    std::swap(prev2, prev);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest_name(const std::string& name, const std::vector<std::string>& known) {
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const std::string& k : known) {
+    const std::size_t d = edit_distance(name, k);
+    if (d < best_distance) best_distance = d, best = k;
+  }
+  // A plausible typo: at most a third of the longer name differs (at least 1, at most 3 edits).
+  const std::size_t allowed = std::clamp<std::size_t>(std::max(name.size(), best.size()) / 3, 1, 3);
+  return best_distance <= allowed ? best : "";
+}
+
+std::string unknown_name_message(const std::string& what, const std::string& name,
+                                 std::vector<std::string> known) {
+  std::sort(known.begin(), known.end());
+  std::string msg = "unknown " + what + " '" + name + "'";
+  const std::string guess = closest_name(name, known);
+  if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+  msg += " known: ";
+  if (known.empty()) msg += "(none)";
+  for (std::size_t i = 0; i < known.size(); ++i) msg += (i ? ", " : "") + known[i];
+  return msg;
+}
+
+}  // namespace attn

@@ -1,0 +1,34 @@
+// The explicit registration of every built-in plugin (no static-initialisation tricks).
+#include <attnlab/plugin.hpp>
+
+void register_scoring_dot(attn::Registries&);
+void register_scoring_scaled_dot(attn::Registries&);
+void register_scoring_general(attn::Registries&);
+void register_scoring_additive(attn::Registries&);
+void register_scoring_gaussian(attn::Registries&);
+void register_scoring_gaussian_learned(attn::Registries&);
+void register_cell_rnn(attn::Registries&);
+void register_cell_gru(attn::Registries&);
+void register_cell_lstm(attn::Registries&);
+void register_mode_qkv(attn::Registries&);
+void register_mode_qvv(attn::Registries&);
+void register_mode_vvv(attn::Registries&);
+
+namespace attn {
+
+void register_builtins(Registries& r) {
+  register_scoring_dot(r);
+  register_scoring_scaled_dot(r);
+  register_scoring_general(r);
+  register_scoring_additive(r);
+  register_scoring_gaussian(r);
+  register_scoring_gaussian_learned(r);
+  register_cell_rnn(r);
+  register_cell_gru(r);
+  register_cell_lstm(r);
+  register_mode_qkv(r);
+  register_mode_qvv(r);
+  register_mode_vvv(r);
+}
+
+}  // namespace attn

@@ -1,0 +1,20 @@
+// RNN cell `rnn` (Elman, tanh), PyTorch's nn.RNNCell equations:
+//   h' = tanh(x W_ih + b_ih + h W_hh + b_hh)
+// W_ih [in, h], W_hh [h, h] (PyTorch's weight_ih / weight_hh transposed), b_ih, b_hh [h].
+#include <attnlab/plugin.hpp>
+
+namespace {
+
+class Rnn final : public attn::GatedCell {
+ public:
+  explicit Rnn(const attn::CellArgs& a) : GatedCell(a, 1) {}
+  attn::CellState step(const attn::Var& xp, const attn::CellState& s) override {
+    return {attn::tanh(xp + recurrent(s[0]))};  // [B, h]
+  }
+};
+
+}  // namespace
+
+void register_cell_rnn(attn::Registries& r) {
+  r.cells.add<Rnn>("rnn", "Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh)");
+}

@@ -1,0 +1,123 @@
+// Attention building blocks beyond the conformance suite: causal masking, multi-head shapes
+// and head masks, positional encodings, the fused additive kernel and its tanh.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "attnlab/attention/multi_head.hpp"
+#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/gradcheck.hpp"
+
+using namespace attn;
+
+namespace {
+
+Tensor randn(const Shape& shape, Rng& rng) {
+  Tensor t = Tensor::from_shape(shape);
+  for (float& v : t) v = rng.normal();
+  return t;
+}
+
+const Registries& builtins() {
+  static const Registries r = [] {
+    Registries x;
+    register_builtins(x);
+    return x;
+  }();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the fused tanh is within 3e-7 (2 ulp at 1) of std::tanh everywhere", "[attention][additive]") {
+  float worst = 0.0f;
+  for (float x = -12.0f; x <= 12.0f; x += 0.0007f) worst = std::max(worst, std::abs(fast_tanh_value(x) - std::tanh(x)));
+  INFO("worst " << worst);
+  CHECK(worst < 3e-7f);
+}
+
+TEST_CASE("fused additive scores equal the unfused composition, values and gradients", "[attention][additive]") {
+  Rng rng(1);
+  for (const std::size_t h : {5, 16, 37}) {  // below, at and beyond one SIMD register, with a tail
+    Var q = leaf(randn({2, 3, h}, rng)), k = leaf(randn({2, 4, h}, rng)), w = leaf(randn({h}, rng));
+    const Var fused = additive_scores(q, k, w);
+    // unfused: tanh(q_i + k_j) materialised as [B, n_q, n_k, h], then . w
+    const Var features = tanh(reshape(q, {2, 3, 1, h}) + reshape(k, {2, 1, 4, h}));
+    const Var unfused = sum(features * w, {3});
+    CHECK(xt::allclose(fused.value(), unfused.value(), 1e-5, 1e-5));
+    GradCheckOptions options;
+    const auto result = gradcheck([&] { return additive_scores(q, k, w); }, {q, k, w}, rng, options);
+    INFO(result.report);
+    CHECK(result.ok);
+  }
+}
+
+TEST_CASE("causal self-attention: query i never sees keys after i", "[attention][modes]") {
+  Rng rng(2);
+  ParamStore store;
+  AttentionConfig config;
+  config.mode = {"vvv", {}};
+  config.mode.options.set("causal", "true");
+  config.scoring = {"scaled_dot", {}};
+  const Attention attention(builtins(), ParamScope(store, rng), config, 4, 4, 4);
+  const Var x = constant(randn({2, 5, 4}, rng));
+  const Tensor w = attention({x, x, x}, IntTensor{5, 3}).weights.value();
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t i = 0; i < 5; ++i)
+      for (std::size_t j = 0; j < 5; ++j) {
+        const bool visible = j <= i && j < (b == 0 ? 5u : 3u);
+        if (!visible) CHECK(w(b, i, j) == 0.0f);
+        else CHECK(w(b, i, j) > 0.0f);
+      }
+}
+
+TEST_CASE("multi-head attention: shapes, per-head masks, any scoring function", "[attention][multihead]") {
+  for (const std::string scoring : {"scaled_dot", "additive", "general", "dot"}) {
+    DYNAMIC_SECTION("scoring " << scoring) {
+      Rng rng(3);
+      ParamStore store;
+      MultiHeadConfig config;
+      config.mode = {"qvv", {}};
+      config.scoring = {scoring, {}};
+      config.heads = 4;
+      config.hidden = 16;
+      const MultiHeadAttention mha(builtins(), ParamScope(store, rng, "mha"), config, 6, 10, 10);
+      const Var q = constant(randn({3, 2, 6}, rng)), memory = constant(randn({3, 7, 10}, rng));
+      const AttentionResult r = mha({q, memory, memory}, IntTensor{7, 1, 4});
+      CHECK(r.output.shape() == Shape{3, 2, 16});
+      REQUIRE(r.weights.shape() == Shape{3, 4, 2, 7});
+      for (std::size_t h = 0; h < 4; ++h)
+        for (std::size_t i = 0; i < 2; ++i) {
+          for (std::size_t j = 1; j < 7; ++j) CHECK(r.weights.value()(1, h, i, j) == 0.0f);
+          CHECK(r.weights.value()(1, h, i, 0) == Approx(1.0f));
+        }
+    }
+  }
+  ParamStore store;
+  Rng rng(4);
+  MultiHeadConfig bad;
+  bad.heads = 3;
+  bad.hidden = 16;
+  CHECK_THROWS_WITH(MultiHeadAttention(builtins(), ParamScope(store, rng), bad, 4, 4, 4),
+                    Catch::Contains("multiple of the number of heads"));
+}
+
+TEST_CASE("positional encodings: sinusoidal adds the table, learned ones train", "[attention][positional]") {
+  ParamStore store;
+  Rng rng(5);
+  const PositionalEncoding sinusoidal(ParamScope(store, rng, "pe"), "sinusoidal", 20, 6);
+  CHECK(store.size() == 0);
+  const Var x = constant(xt::zeros<float>({2, 4, 6}));
+  const Tensor y = sinusoidal(x).value();
+  CHECK(y(1, 0, 1) == Approx(1.0f));          // cos(0)
+  CHECK(y(0, 3, 0) == Approx(std::sin(3.0f)));  // sin(3 / 10000^0)
+  const PositionalEncoding learned(ParamScope(store, rng, "pe"), "learned", 20, 6);
+  REQUIRE(store.contains("pe.P"));
+  Var xl = leaf(randn({2, 4, 6}, rng));
+  sum(square(learned(xl))).backward();
+  const Tensor& g = store.get("pe.P").grad();
+  for (std::size_t j = 0; j < 6; ++j) CHECK(g(10, j) == 0.0f);  // positions beyond the sequence get nothing
+  CHECK(g(0, 0) != 0.0f);
+  CHECK_THROWS_WITH(sinusoidal(constant(xt::zeros<float>({1, 21, 6}))), Catch::Contains("max_len 20"));
+  CHECK_THROWS_WITH(PositionalEncoding(ParamScope(store, rng, "x"), "rotary", 4, 4), Catch::Contains("'sinusoidal' or 'learned'"));
+}

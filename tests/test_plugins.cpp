@@ -1,0 +1,19 @@
+#include "test_plugins.hpp"
+
+#include "attnlab/plugin_loader.hpp"
+#include "attnlab/registries.hpp"
+
+namespace attn::test {
+
+const Registries& all_plugins() {
+  static const Registries registries = [] {
+    Registries r;
+    register_builtins(r);
+    load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
+    for (const std::string& path : plugin_paths()) load_plugin(path, r);
+    return r;
+  }();
+  return registries;
+}
+
+}  // namespace attn::test

@@ -1,0 +1,84 @@
+// Registries and options: duplicate names refused, unknown names answered with the closest
+// known one, option errors that name the option and where it was written.
+#include <catch2/catch.hpp>
+
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/plugin.hpp"
+
+using namespace attn;
+
+TEST_CASE("built-ins are registered by an explicit call, one registry per kind", "[registry]") {
+  Registries r;
+  CHECK(r.scoring.names().empty());
+  register_builtins(r);
+  CHECK(r.scoring.names() == std::vector<std::string>{"additive", "dot", "gaussian", "gaussian_learned", "general", "scaled_dot"});
+  CHECK(r.cells.names() == std::vector<std::string>{"gru", "lstm", "rnn"});
+  CHECK(r.modes.names() == std::vector<std::string>{"qkv", "qvv", "vvv"});
+  for (const auto& [name, entry] : r.scoring.entries()) CHECK_FALSE(entry.description.empty());
+}
+
+TEST_CASE("a duplicate name is refused", "[registry]") {
+  Registries r;
+  register_builtins(r);
+  CHECK_THROWS_WITH(register_builtins(r), Catch::Contains("duplicate scoring function 'dot'"));
+}
+
+TEST_CASE("an unknown name lists the known ones and suggests the closest", "[registry]") {
+  Registries r;
+  register_builtins(r);
+  CHECK_THROWS_WITH(r.scoring.get("adittive"),
+                    "unknown scoring function 'adittive'; did you mean 'additive'? known: additive, dot, "
+                    "gaussian, gaussian_learned, general, scaled_dot");
+  CHECK_THROWS_WITH(r.cells.get("lstn"), Catch::StartsWith("unknown RNN cell 'lstn'; did you mean 'lstm'?"));
+  // Nothing close: no guess, just the list.
+  CHECK_THROWS_WITH(r.modes.get("transformer"), "unknown attention mode 'transformer' known: qkv, qvv, vvv");
+}
+
+TEST_CASE("edit distance and closest name", "[registry]") {
+  CHECK(edit_distance("additive", "additive") == 0);
+  CHECK(edit_distance("adittive", "additive") == 2);
+  CHECK(edit_distance("scaled_dto", "scaled_dot") == 1);  // a swap counts once
+  CHECK(closest_name("gur", {"gru", "lstm", "rnn"}) == "gru");
+  CHECK(closest_name("zzzzzz", {"gru", "lstm", "rnn"}).empty());
+}
+
+TEST_CASE("options: defaults, types, ranges and unknown keys name the option and its place", "[registry][options]") {
+  Options o;
+  o.set("hidden", "64", "spec.yaml:7:13");
+  CHECK(o.get<std::size_t>("hidden", 32) == 64);
+  CHECK(o.get<float>("temperature", 0.5f) == 0.5f);
+
+  Options bad;
+  bad.set("hidden", "sixty", "spec.yaml:7:13");
+  CHECK_THROWS_WITH(bad.get<int>("hidden", 1), "spec.yaml:7:13: option 'hidden' must be an integer, got 'sixty'");
+  bad.set("hidden", "0", "spec.yaml:7:13");
+  CHECK_THROWS_WITH(bad.get<int>("hidden", 1, 1, 100), "spec.yaml:7:13: option 'hidden' must be in [1, 100], got 0");
+  bad.set("hidden", "-3", "spec.yaml:7:13");
+  CHECK_THROWS_AS(bad.get<std::size_t>("hidden", 1), OptionError);
+
+  Registries r;
+  register_builtins(r);
+  ParamStore store;
+  Rng rng(1);
+  PluginChoice choice{"additive", {}};
+  choice.options.set("hiden", "8", "spec.yaml:9:5");
+  CHECK_THROWS_WITH(make_plugin(r.scoring, choice, ScoringArgs{ParamScope(store, rng), choice.options, 4, 4}),
+                    "spec.yaml:9:5: unknown option 'hiden' for scoring function 'additive'; did you mean "
+                    "'hidden'? known: hidden");
+  PluginChoice dot{"dot", {}};
+  dot.options.set("scale", "2", "spec.yaml:3:3");
+  CHECK_THROWS_WITH(make_plugin(r.scoring, dot, ScoringArgs{ParamScope(store, rng), dot.options, 4, 4}),
+                    Catch::Contains("unknown option 'scale' for scoring function 'dot' (it takes no options)"));
+}
+
+TEST_CASE("plugins that compare q and k entry by entry refuse different sizes, saying what to use", "[registry]") {
+  Registries r;
+  register_builtins(r);
+  ParamStore store;
+  Rng rng(1);
+  const Options none;
+  CHECK_THROWS_WITH(r.scoring.create("dot", ScoringArgs{ParamScope(store, rng), none, 3, 5}),
+                    Catch::Contains("use 'general' or 'additive'"));
+  CHECK_NOTHROW(r.scoring.create("general", ScoringArgs{ParamScope(store, rng, "g"), none, 3, 5}));
+  CHECK_NOTHROW(r.scoring.create("additive", ScoringArgs{ParamScope(store, rng, "a"), none, 3, 5}));
+}

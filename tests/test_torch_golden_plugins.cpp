@@ -1,0 +1,119 @@
+// Cross-check against PyTorch (tests/golden/make_golden.py): every scoring function through
+// attention pooling, every cell against torch.nn.RNNCell/GRUCell/LSTMCell with the same
+// weights, multi-head attention and the sinusoidal positional encoding agree to 1e-5.
+#include <catch2/catch.hpp>
+
+#include "attnlab/attention/multi_head.hpp"
+#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/rnn/rnn.hpp"
+#include "golden.hpp"
+
+using namespace attn;
+using attn::test::Golden;
+using attn::test::max_scaled_error;
+
+namespace {
+
+const Registries& builtins() {
+  static const Registries r = [] {
+    Registries x;
+    register_builtins(x);
+    return x;
+  }();
+  return r;
+}
+
+// Overwrites parameter `prefix + name` with the golden "param.<name>" for every such tensor.
+void load_params(const ParamStore& store, const std::string& prefix, const Golden& g,
+                 const std::vector<std::string>& names) {
+  for (const std::string& n : names) {
+    Var p = store.get(prefix + n);
+    REQUIRE(p.shape() == shape_of(g["param." + n]));
+    p.mutable_value() = g["param." + n];
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every scoring function matches PyTorch through attention pooling", "[golden][scoring]") {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"dot", {}}, {"scaled_dot", {}}, {"general", {"W"}}, {"additive", {"W_q", "W_k", "w_v"}},
+      {"gaussian", {}}, {"gaussian_learned", {"w"}}};
+  for (const auto& [name, params] : cases) {
+    DYNAMIC_SECTION("scoring function '" << name << "'") {
+      const Golden g("scoring_" + name + ".txt");
+      Var q = leaf(g["Q"]), k = leaf(g["K"]), v = leaf(g["V"]);
+      ParamStore store;
+      Rng rng(0);
+      Options opt;
+      if (name == "additive") opt.set("hidden", "6");
+      auto scoring = builtins().scoring.create(name, ScoringArgs{ParamScope(store, rng, "s"), opt, q.dim(2), k.dim(2)});
+      load_params(store, "s.", g, params);
+      const AttentionResult r = attention_pooling(scoring->score(q, k), v, g.ints("lens"));
+      r.output.backward(g["seed"]);
+      CHECK(max_scaled_error(r.weights.value(), g["weights"]) < 1e-5);
+      CHECK(max_scaled_error(r.output.value(), g["out"]) < 1e-5);
+      CHECK(max_scaled_error(q.grad(), g["dQ"]) < 1e-5);
+      CHECK(max_scaled_error(k.grad(), g["dK"]) < 1e-5);
+      CHECK(max_scaled_error(v.grad(), g["dV"]) < 1e-5);
+      for (const std::string& p : params) {
+        INFO("parameter " << p);
+        CHECK(max_scaled_error(store.get("s." + p).grad(), g["grad." + p]) < 1e-5);
+      }
+    }
+  }
+}
+
+TEST_CASE("every cell matches torch.nn.*Cell with the same weights", "[golden][cells]") {
+  for (const std::string name : {"rnn", "gru", "lstm"}) {
+    DYNAMIC_SECTION("cell '" << name << "'") {
+      const Golden g("cell_" + name + ".txt");
+      ParamStore store;
+      Rng rng(0);
+      RnnConfig config;
+      config.cell = {name, {}};
+      config.input_size = 3;
+      config.hidden_size = 5;
+      const Rnn rnn(builtins(), ParamScope(store, rng, "rnn"), config);
+      for (const std::string p : {"W_ih", "W_hh", "b_ih", "b_hh"}) store.get("rnn.layer0." + p).mutable_value() = g[p];
+      Var x = leaf(g["x"]);
+      const RnnResult r = rnn(x, std::nullopt);
+      r.outputs.backward(g["seed"]);
+      CHECK(max_scaled_error(r.outputs.value(), g["outputs"]) < 1e-5);
+      CHECK(max_scaled_error(x.grad(), g["dx"]) < 1e-5);
+      for (const std::string p : {"W_ih", "W_hh", "b_ih", "b_hh"}) {
+        INFO("parameter " << p);
+        CHECK(max_scaled_error(store.get("rnn.layer0." + p).grad(), g["d" + p]) < 1e-5);
+      }
+    }
+  }
+}
+
+TEST_CASE("multi-head attention matches d2l's MultiHeadAttention in PyTorch", "[golden][attention]") {
+  const Golden g("multi_head.txt");
+  ParamStore store;
+  Rng rng(0);
+  MultiHeadConfig config;
+  config.mode = {"qkv", {}};
+  config.heads = 2;
+  config.hidden = 8;
+  const MultiHeadAttention mha(builtins(), ParamScope(store, rng, "mha"), config, 6, 7, 3);
+  for (const std::string p : {"W_q", "W_k", "W_v", "W_o"}) store.get("mha." + p + ".W").mutable_value() = g["param." + p];
+  Var q = leaf(g["queries"]), k = leaf(g["keys"]), v = leaf(g["values"]);
+  const AttentionResult r = mha({q, k, v}, g.ints("lens"));
+  r.output.backward(g["seed"]);
+  CHECK(max_scaled_error(r.output.value(), g["out"]) < 1e-5);
+  CHECK(max_scaled_error(r.weights.value(), g["weights"]) < 1e-5);
+  CHECK(max_scaled_error(q.grad(), g["dqueries"]) < 1e-5);
+  CHECK(max_scaled_error(k.grad(), g["dkeys"]) < 1e-5);
+  CHECK(max_scaled_error(v.grad(), g["dvalues"]) < 1e-5);
+  for (const std::string p : {"W_q", "W_k", "W_v", "W_o"}) {
+    INFO("parameter " << p);
+    CHECK(max_scaled_error(store.get("mha." + p + ".W").grad(), g["grad." + p]) < 1e-5);
+  }
+}
+
+TEST_CASE("sinusoidal positional encoding matches d2l's table", "[golden][attention]") {
+  const Golden g("positional.txt");
+  CHECK(max_scaled_error(sinusoidal_table(10, 6), g["P"]) < 1e-6);
+}
