@@ -12,6 +12,7 @@
 int main(int argc, char** argv) {
   const std::map<std::string, std::function<std::string(const attn::bench::Args&)>> workloads = {
       {"gemm", attn::bench::run_gemm},
+      {"W1", attn::bench::run_w1},
   };
   auto usage = [&] {
     std::fprintf(stderr, "usage: attnlab-bench WORKLOAD [--threads N] [--seed S]\nworkloads:");

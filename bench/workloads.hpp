@@ -12,5 +12,6 @@ struct Args {
 };
 
 std::string run_gemm(const Args& args);  // matmul/bmm against direct cblas_sgemm
+std::string run_w1(const Args& args);    // W1: attention pooling per scoring function
 
 }  // namespace attn::bench

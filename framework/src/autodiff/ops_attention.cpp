@@ -1,6 +1,8 @@
 // Fused attention primitives: performance choices that still pass the same gradient check.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <vector>
 #include <stdexcept>
 
 #include <xsimd/xsimd.hpp>
@@ -30,7 +32,14 @@ T fast_tanh(T x) {
   T q = xsimd::fma(x2, T(1.19825839466702e-06f), T(1.18534705686654e-04f));
   q = xsimd::fma(x2, q, T(2.26843463243900e-03f));
   q = xsimd::fma(x2, q, T(4.89352518554385e-03f));
-  return p / q;
+  if constexpr (std::is_same_v<T, float>) {
+    return p / q;
+  } else {  // 1/q as a hardware estimate refined by one Newton step: a vector division would
+            // bound the whole kernel by the divider's throughput
+    T r = xsimd::reciprocal(q);
+    r = r * xsimd::fnma(q, r, T(2.0f));
+    return p * r;
+  }
 }
 
 }  // namespace
@@ -52,16 +61,21 @@ Var additive_scores(const Var& q, const Var& k, const Var& w) {
   const float* qd = q.value().data();
   const float* kd = k.value().data();
   const float* wd = w.value().data();
+  // Loop order (b, i), chunk of h, j: the tanh of different keys are independent, so the
+  // CPU overlaps them; per-key partial sums stay in `acc` until the chunks are done.
+  std::vector<Batch, xsimd::aligned_allocator<Batch>> acc(nk);
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t i = 0; i < nq; ++i) {
       const float* qi = qd + (b * nq + i) * h;
+      std::fill(acc.begin(), acc.end(), Batch(0.0f));
+      for (std::size_t x = 0; x < hv; x += lanes) {
+        const Batch qx = Batch::load_unaligned(qi + x), wx = Batch::load_unaligned(wd + x);
+        for (std::size_t j = 0; j < nk; ++j)
+          acc[j] = xsimd::fma(wx, fast_tanh(qx + Batch::load_unaligned(kd + (b * nk + j) * h + x)), acc[j]);
+      }
       for (std::size_t j = 0; j < nk; ++j) {
         const float* kj = kd + (b * nk + j) * h;
-        Batch acc(0.0f);
-        for (std::size_t x = 0; x < hv; x += lanes)
-          acc = xsimd::fma(Batch::load_unaligned(wd + x),
-                           fast_tanh(Batch::load_unaligned(qi + x) + Batch::load_unaligned(kj + x)), acc);
-        float total = xsimd::hadd(acc);
+        float total = xsimd::hadd(acc[j]);
         for (std::size_t x = hv; x < h; ++x) total += wd[x] * fast_tanh_value(qi[x] + kj[x]);
         s.data()[(b * nq + i) * nk + j] = total;
       }
@@ -77,26 +91,32 @@ Var additive_scores(const Var& q, const Var& k, const Var& w) {
     for (std::size_t b = 0; b < batch; ++b)
       for (std::size_t i = 0; i < nq; ++i) {
         const float* qi = qd + (b * nq + i) * h;
+        const float* dsi = ds + (b * nq + i) * nk;  // masked keys have ds = 0: nothing flows back
         float* dqi = dq.data() + (b * nq + i) * h;
+        for (std::size_t x = 0; x < hv; x += lanes) {  // same loop order as the forward
+          const Batch qx = Batch::load_unaligned(qi + x), wx = Batch::load_unaligned(wd + x);
+          Batch dq_acc(0.0f), dw_acc(0.0f);
+          for (std::size_t j = 0; j < nk; ++j) {
+            const Batch g(dsi[j]);
+            float* dkj = dk.data() + (b * nk + j) * h + x;
+            const Batch t = fast_tanh(qx + Batch::load_unaligned(kd + (b * nk + j) * h + x));
+            const Batch u = g * wx * (Batch(1.0f) - t * t);
+            dq_acc += u;
+            (Batch::load_unaligned(dkj) + u).store_unaligned(dkj);
+            dw_acc = xsimd::fma(g, t, dw_acc);
+          }
+          (Batch::load_unaligned(dqi + x) + dq_acc).store_unaligned(dqi + x);
+          (Batch::load_unaligned(dw.data() + x) + dw_acc).store_unaligned(dw.data() + x);
+        }
         for (std::size_t j = 0; j < nk; ++j) {
-          const float g = ds[(b * nq + i) * nk + j];
-          if (g == 0.0f) continue;  // masked keys: nothing flows back
           const float* kj = kd + (b * nk + j) * h;
           float* dkj = dk.data() + (b * nk + j) * h;
-          const Batch gb(g);
-          for (std::size_t x = 0; x < hv; x += lanes) {
-            const Batch t = fast_tanh(Batch::load_unaligned(qi + x) + Batch::load_unaligned(kj + x));
-            const Batch u = gb * Batch::load_unaligned(wd + x) * (Batch(1.0f) - t * t);
-            (Batch::load_unaligned(dqi + x) + u).store_unaligned(dqi + x);
-            (Batch::load_unaligned(dkj + x) + u).store_unaligned(dkj + x);
-            xsimd::fma(gb, t, Batch::load_unaligned(dw.data() + x)).store_unaligned(dw.data() + x);
-          }
           for (std::size_t x = hv; x < h; ++x) {
             const float t = fast_tanh_value(qi[x] + kj[x]);
-            const float u = g * wd[x] * (1.0f - t * t);
+            const float u = dsi[j] * wd[x] * (1.0f - t * t);
             dqi[x] += u;
             dkj[x] += u;
-            dw.data()[x] += g * t;
+            dw.data()[x] += dsi[j] * t;
           }
         }
       }

@@ -5,10 +5,43 @@
 #include <limits>
 #include <stdexcept>
 
+#include <xsimd/xsimd.hpp>
+
 #include "attnlab/autodiff/ops.hpp"
 
 namespace attn {
 namespace {
+
+using Batch = xsimd::batch<float>;
+constexpr std::size_t lanes = Batch::size;
+
+float row_max(const float* x, std::size_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+  std::size_t j = 0;
+  if (n >= lanes) {
+    Batch m = Batch::load_unaligned(x);
+    for (j = lanes; j + lanes <= n; j += lanes) m = xsimd::max(m, Batch::load_unaligned(x + j));
+    alignas(64) float lane[lanes];
+    m.store_aligned(lane);
+    mx = *std::max_element(lane, lane + lanes);
+  }
+  for (; j < n; ++j) mx = std::max(mx, x[j]);
+  return mx;
+}
+
+// y = exp(x - shift) over a row; returns the sum of y.
+float exp_row(const float* x, float* y, std::size_t n, float shift) {
+  Batch acc(0.0f);
+  std::size_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    const Batch e = xsimd::exp(Batch::load_unaligned(x + j) - Batch(shift));
+    e.store_unaligned(y + j);
+    acc += e;
+  }
+  float total = xsimd::hadd(acc);
+  for (; j < n; ++j) total += (y[j] = std::exp(x[j] - shift));
+  return total;
+}
 
 // Number of valid entries of every row of x [..., n] under `lens` (see ops.hpp); all n without.
 std::vector<std::size_t> row_lengths(const Shape& x, const IntTensor* mask) {
@@ -41,10 +74,7 @@ Var softmax_rows(const Var& x, const IntTensor* lens) {
     float* yr = y.data() + r * n;
     const std::size_t len = valid[r];
     if (len == 0) continue;
-    const float mx = *std::max_element(xr, xr + len);
-    float total = 0.0f;
-    for (std::size_t j = 0; j < len; ++j) total += (yr[j] = std::exp(xr[j] - mx));
-    const float inv = 1.0f / total;
+    const float inv = 1.0f / exp_row(xr, yr, len, row_max(xr, len));
     for (std::size_t j = 0; j < len; ++j) yr[j] *= inv;
   }
   return record(std::move(y), {x}, [n](Node& nd) {
@@ -77,10 +107,8 @@ Var log_softmax(const Var& x) {
   for (std::size_t r = 0; r < rows; ++r) {
     const float* xr = x.value().data() + r * n;
     float* yr = y.data() + r * n;
-    const float mx = n ? *std::max_element(xr, xr + n) : 0.0f;
-    float total = 0.0f;
-    for (std::size_t j = 0; j < n; ++j) total += std::exp(xr[j] - mx);
-    const float lse = mx + std::log(total);
+    const float mx = n ? row_max(xr, n) : 0.0f;
+    const float lse = mx + std::log(exp_row(xr, yr, n, mx));  // yr is scratch here
     for (std::size_t j = 0; j < n; ++j) yr[j] = xr[j] - lse;
   }
   return record(std::move(y), {x}, [n, rows](Node& nd) {

@@ -1,0 +1,25 @@
+// The attnlab command line: one Command per subcommand (one file each), dispatched by main.cpp.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attn::cli {
+
+struct Command {
+  std::string name;
+  std::string summary;  // one line, shown by `attnlab --help`
+  std::string usage;    // shown by `attnlab <name> --help`
+  std::function<int(const std::vector<std::string>& args)> run;  // returns the exit code
+};
+
+// Thrown for a bad command line: printed as "attnlab <command>: <message>" with a usage hint,
+// exit code 2.
+struct UsageError {
+  std::string message;
+};
+
+Command plugins_command();
+
+}  // namespace attn::cli
