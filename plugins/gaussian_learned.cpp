@@ -8,8 +8,9 @@ class GaussianLearned final : public attn::ScoringFunction {
  public:
   explicit GaussianLearned(const attn::ScoringArgs& a)
       : w_(a.params.param("w", {1}, a.options.has("w")
-                                        ? attn::Init::constant(a.options.get<float>("w", 1.0f))
+                                        ? attn::Init::constant(a.options.get<float>("w", 1.0f, -1e6f, 1e6f))
                                         : attn::Init::uniform(0.0f, 1.0f))) {
+    a.options.get<float>("w", 1.0f);  // read either way, so a misspelt option suggests 'w'
     attn::require_same_size("gaussian_learned", a);
   }
   attn::Var score(const attn::Var& q, const attn::Var& k) override {

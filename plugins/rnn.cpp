@@ -16,5 +16,5 @@ class Rnn final : public attn::GatedCell {
 }  // namespace
 
 void register_cell_rnn(attn::Registries& r) {
-  r.cells.add<Rnn>("rnn", "Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh)");
+  r.cells.add<Rnn>("rnn", "Elman RNN: h' = tanh(x W_ih + b_ih + h W_hh + b_hh)");
 }

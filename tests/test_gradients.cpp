@@ -149,6 +149,13 @@ TEST_CASE("modules: gradients reach every parameter of Linear, Embedding and Lay
   REQUIRE_GRADIENTS([&] { return tanh(proj(norm(embed(ids)))); }, params);
 }
 
+TEST_CASE("fused attention primitives: squared distances, additive scores, l2 normalisation", "[gradcheck][autodiff]") {
+  Var q = leaf(randn({2, 3, 4}, 26)), k = leaf(randn({2, 5, 4}, 27)), w = leaf(randn({4}, 28));
+  REQUIRE_GRADIENTS([&] { return squared_distances(q, k); }, q, k);
+  REQUIRE_GRADIENTS([&] { return additive_scores(q, k, w); }, q, k, w);
+  REQUIRE_GRADIENTS([&] { return l2_normalize(q); }, q);
+}
+
 TEST_CASE("the gradient check fails on a deliberately wrong backward", "[gradcheck][meta]") {
   Var x = leaf(randn({3, 4}, 25));
   // tanh with d tanh = 1 - y instead of 1 - y^2

@@ -208,7 +208,79 @@ def positional_golden():
     write("positional.txt", {"P": P}, positional_golden.__doc__)
 
 
+def nadaraya_watson_golden():
+    """d2l 11.2's code, verbatim in substance and in float32 as the book runs it: the data, the
+    non-parametric kernel regression, and the parametric one (w ~ U(0,1), leave-one-out keys,
+    SGD lr 0.5, 5 epochs, summed squared error)."""
+    torch.set_default_dtype(torch.float32)
+    torch.manual_seed(11)
+    n_train = 50
+    x_train, _ = torch.sort(torch.rand(n_train) * 5)
+
+    def f(x):
+        return 2 * torch.sin(x) + x ** 0.8
+
+    y_train = f(x_train) + torch.normal(0.0, 0.5, (n_train,))
+    x_test = torch.arange(0, 5, 0.1)
+    y_truth = f(x_test)
+    n_test = len(x_test)
+
+    X_repeat = x_test.repeat_interleave(n_train).reshape((-1, n_train))
+    y_hat = torch.matmul(torch.softmax(-(X_repeat - x_train) ** 2 / 2, dim=1), y_train)
+    mse_nonparametric = ((y_hat - y_truth) ** 2).mean()
+
+    w = torch.rand((1,), requires_grad=True)
+    w_init = w.detach().clone()
+
+    def net(queries, keys, values):
+        queries = queries.repeat_interleave(keys.shape[1]).reshape((-1, keys.shape[1]))
+        weights = torch.softmax(-((queries - keys) * w) ** 2 / 2, dim=1)
+        return torch.bmm(weights.unsqueeze(1), values.unsqueeze(-1)).reshape(-1)
+
+    X_tile, Y_tile = x_train.repeat((n_train, 1)), y_train.repeat((n_train, 1))
+    others = (1 - torch.eye(n_train)).type(torch.bool)
+    keys, values = X_tile[others].reshape((n_train, -1)), Y_tile[others].reshape((n_train, -1))
+    trainer = torch.optim.SGD([w], lr=0.5)
+    losses = []
+    for _ in range(5):
+        trainer.zero_grad()
+        l = (net(x_train, keys, values) - y_train) ** 2
+        l.sum().backward()
+        trainer.step()
+        losses.append(float(l.sum()))
+    y_hat = net(x_test, x_train.repeat((n_test, 1)), y_train.repeat((n_test, 1))).detach()
+    mse_parametric = ((y_hat - y_truth) ** 2).mean()
+    write("nadaraya_watson.txt", {
+        "x_train": x_train, "y_train": y_train, "x_test": x_test, "y_truth": y_truth, "w_init": w_init,
+        "w": w.detach(), "train_losses": torch.tensor(losses), "test_mse_nonparametric": mse_nonparametric,
+        "test_mse_parametric": mse_parametric,
+    }, "d2l 11.2 Nadaraya-Watson in float32 (torch seed 11)")
+    torch.set_default_dtype(torch.float64)
+
+
+def adam_golden():
+    """torch.optim.Adam (lr 0.1, default betas) for 3 steps on sum((W x - t)^2), then SGD with momentum 0.9."""
+    g = torch.Generator().manual_seed(40)
+    x = torch.randn(4, generator=g)
+    t = torch.randn(3, generator=g)
+    tensors = {"x": x, "t": t}
+    for name, make in [("adam", lambda p: torch.optim.Adam([p], lr=0.1)),
+                       ("sgd_momentum", lambda p: torch.optim.SGD([p], lr=0.1, momentum=0.9))]:
+        W = torch.randn(3, 4, generator=g)
+        tensors[name + ".W0"] = W.clone()
+        W.requires_grad_()
+        opt = make(W)
+        for _ in range(3):
+            opt.zero_grad()
+            ((W @ x - t) ** 2).sum().backward()
+            opt.step()
+        tensors[name + ".W3"] = W.detach()
+    write("optimizers.txt", tensors, adam_golden.__doc__)
+
+
 if __name__ == "__main__":
+    nadaraya_watson_golden()
+    adam_golden()
     attention_composite()
     layers_composite()
     scoring_goldens()

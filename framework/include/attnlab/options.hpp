@@ -48,6 +48,10 @@ class Options {
   // with the closest read key as a suggestion.
   void require_all_read(const std::string& owner) const;
   std::string where(const std::string& key) const;
+  // Every key (read or not), for building sub-options.
+  std::vector<std::string> keys() const;
+  const std::string& text(const std::string& key) const { return values_.at(key).text; }
+  void mark_read(const std::string& key) const { read_.insert(key); }
 
  private:
   struct Value {
@@ -74,6 +78,9 @@ ATTNLAB_OPTION_TYPE(double)
 ATTNLAB_OPTION_TYPE(std::string)
 #undef ATTNLAB_OPTION_TYPE
 
+// A number as a person writes it (1e-06, 0.5, 32).
+std::string option_text(double v);
+
 template <class T>
 T Options::get(const std::string& key, T fallback) const {
   read_.insert(key);
@@ -90,8 +97,8 @@ template <class T>
 T Options::get(const std::string& key, T fallback, T min, T max) const {
   const T v = get<T>(key, fallback);
   if (v < min || v > max)
-    throw OptionError(where(key), "option '" + key + "' must be in [" + std::to_string(min) + ", " +
-                                      std::to_string(max) + "], got " + std::to_string(v));
+    throw OptionError(where(key), "option '" + key + "' must be in [" + option_text(min) + ", " +
+                                      option_text(max) + "], got " + option_text(v));
   return v;
 }
 

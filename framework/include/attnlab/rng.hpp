@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <string_view>
 
 namespace attn {
@@ -23,6 +24,10 @@ class Rng {
   // An independent stream derived from this Rng's seed and a name (e.g. a run id or
   // "dropout"), without consuming from this stream.
   Rng derive(std::string_view name) const;
+
+  // The complete state as text, and its restoration (checkpoints resume the exact stream).
+  std::string state() const;
+  void set_state(const std::string& state);
 
  private:
   std::mt19937_64 engine_;

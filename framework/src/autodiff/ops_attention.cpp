@@ -126,11 +126,41 @@ Var additive_scores(const Var& q, const Var& k, const Var& w) {
   });
 }
 
-// ||q_i - k_j||^2 = ||q_i||^2 + ||k_j||^2 - 2 q_i . k_j  (composed)
+// s_bij = sum_d (q_bid - k_bjd)^2, summed from the differences (not ||q||^2 + ||k||^2 - 2 q.k,
+// which cancels badly when q and k are large and close — the Nadaraya-Watson regime);
+// dq_bi += sum_j 2 ds_bij (q_bi - k_bj),  dk_bj -= sum_i 2 ds_bij (q_bi - k_bj)
 Var squared_distances(const Var& q, const Var& k) {
-  const Var qq = sum(square(q), {2}, true);                   // [B, n_q, 1]
-  const Var kk = transpose(sum(square(k), {2}, true), 1, 2);  // [B, 1, n_k]
-  return qq + kk - bmm(q, k, false, true) * 2.0f;             // [B, n_q, n_k]
+  if (q.ndim() != 3 || k.ndim() != 3 || q.dim(0) != k.dim(0) || q.dim(2) != k.dim(2))
+    throw std::invalid_argument("squared_distances: expected q [B, n_q, d] and k [B, n_k, d], got " +
+                                shape_str(q.shape()) + " and " + shape_str(k.shape()));
+  const std::size_t batch = q.dim(0), nq = q.dim(1), nk = k.dim(1), d = q.dim(2);
+  Tensor s = Tensor::from_shape({batch, nq, nk});
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 0; i < nq; ++i)
+      for (std::size_t j = 0; j < nk; ++j) {
+        const float* qi = q.value().data() + (b * nq + i) * d;
+        const float* kj = k.value().data() + (b * nk + j) * d;
+        float total = 0.0f;
+        for (std::size_t x = 0; x < d; ++x) total += (qi[x] - kj[x]) * (qi[x] - kj[x]);
+        s(b, i, j) = total;
+      }
+  return record(std::move(s), {q, k}, [batch, nq, nk, d](Node& n) {
+    const float* qd = n.parents[0]->value.data();
+    const float* kd = n.parents[1]->value.data();
+    Tensor dq = xt::zeros<float>({batch, nq, d}), dk = xt::zeros<float>({batch, nk, d});
+    for (std::size_t b = 0; b < batch; ++b)
+      for (std::size_t i = 0; i < nq; ++i)
+        for (std::size_t j = 0; j < nk; ++j) {
+          const float g = 2.0f * n.grad(b, i, j);
+          for (std::size_t x = 0; x < d; ++x) {
+            const float diff = qd[(b * nq + i) * d + x] - kd[(b * nk + j) * d + x];
+            dq.data()[(b * nq + i) * d + x] += g * diff;
+            dk.data()[(b * nk + j) * d + x] -= g * diff;
+          }
+        }
+    n.accumulate(0, dq);
+    n.accumulate(1, dk);
+  });
 }
 
 // x / sqrt(sum(x^2) + eps) over the last axis (composed)

@@ -29,6 +29,15 @@ float row_max(const float* x, std::size_t n) {
   return mx;
 }
 
+float dot_row(const float* a, const float* b, std::size_t n) {
+  Batch acc(0.0f);
+  std::size_t j = 0;
+  for (; j + lanes <= n; j += lanes) acc = xsimd::fma(Batch::load_unaligned(a + j), Batch::load_unaligned(b + j), acc);
+  float total = xsimd::hadd(acc);
+  for (; j < n; ++j) total += a[j] * b[j];
+  return total;
+}
+
 // y = exp(x - shift) over a row; returns the sum of y.
 float exp_row(const float* x, float* y, std::size_t n, float shift) {
   Batch acc(0.0f);
@@ -82,8 +91,7 @@ Var softmax_rows(const Var& x, const IntTensor* lens) {
     const float* y = nd.value.data();
     const float* dy = nd.grad.data();
     for (std::size_t r = 0; r < nd.value.size() / std::max<std::size_t>(n, 1); ++r) {
-      float dot = 0.0f;
-      for (std::size_t j = 0; j < n; ++j) dot += dy[r * n + j] * y[r * n + j];
+      const float dot = dot_row(dy + r * n, y + r * n, n);
       for (std::size_t j = 0; j < n; ++j) dx[r * n + j] += y[r * n + j] * (dy[r * n + j] - dot);
     }
   });

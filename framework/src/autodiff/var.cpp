@@ -16,11 +16,13 @@ Tensor& Node::grad_buffer() {
 void Node::accumulate(std::size_t i, const Tensor& g) {
   Node& p = *parents[i];
   if (!p.requires_grad) return;
-  const Shape target = shape_of(p.value);
-  if (shape_of(g) == target)
-    p.grad_buffer() += g;
-  else
-    p.grad_buffer() += sum_to(g, target);
+  if (g.shape() != p.value.shape()) return accumulate(i, sum_to(g, shape_of(p.value)));
+  if (p.has_grad) {
+    p.grad += g;
+  } else {  // first contribution: take it as the gradient (no zero fill, no add)
+    p.grad = g;
+    p.has_grad = true;
+  }
 }
 
 float Var::item() const {

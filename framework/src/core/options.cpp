@@ -1,6 +1,7 @@
 #include "attnlab/options.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -9,6 +10,12 @@
 
 namespace attn {
 
+std::string option_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 void Options::set(const std::string& key, const std::string& value, const std::string& where) {
   values_[key] = Value{value, where};
 }
@@ -16,6 +23,12 @@ void Options::set(const std::string& key, const std::string& value, const std::s
 std::string Options::where(const std::string& key) const {
   const auto it = values_.find(key);
   return it == values_.end() ? "" : it->second.where;
+}
+
+std::vector<std::string> Options::keys() const {
+  std::vector<std::string> out;
+  for (const auto& kv : values_) out.push_back(kv.first);
+  return out;
 }
 
 std::vector<std::string> Options::unread() const {

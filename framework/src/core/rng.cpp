@@ -1,6 +1,8 @@
 #include "attnlab/rng.hpp"
 
 #include <cmath>
+#include <sstream>
+#include <stdexcept>
 
 namespace attn {
 
@@ -27,6 +29,18 @@ Rng Rng::derive(std::string_view name) const {
   h *= 0xbf58476d1ce4e5b9ull;
   h ^= h >> 27;
   return Rng(h);
+}
+
+std::string Rng::state() const {
+  std::ostringstream out;
+  out << seed_ << ' ' << engine_;
+  return out.str();
+}
+
+void Rng::set_state(const std::string& state) {
+  std::istringstream in(state);
+  in >> seed_ >> engine_;
+  if (!in) throw std::invalid_argument("not a random-stream state: '" + state.substr(0, 40) + "...'");
 }
 
 }  // namespace attn

@@ -59,6 +59,14 @@ std::string ParamScope::path(const std::string& name) const {
   return prefix_.empty() ? name : prefix_ + "." + name;
 }
 
+void ParamScope::reinitialise(const std::function<bool(const std::string&, const Shape&)>& select,
+                              const Init& init) const {
+  const std::string prefix = prefix_.empty() ? "" : prefix_ + ".";
+  for (const auto& [name, var] : store_->items())
+    if (name.compare(0, prefix.size(), prefix) == 0 && select(name, var.shape()))
+      var.mutable_value() = initialised(var.shape(), init, *rng_);
+}
+
 Var ParamScope::param(const std::string& name, const Shape& shape, const Init& init) const {
   return store_->add(path(name), initialised(shape, init, *rng_));
 }

@@ -7,18 +7,12 @@
 namespace attn {
 
 GatedCell::GatedCell(const CellArgs& args, std::size_t gates) : hidden_(args.hidden_size) {
-  const std::string init = args.options.get<std::string>("init", "pytorch");
-  if (init != "pytorch" && init != "xavier")
-    throw OptionError(args.options.where("init"),
-                      "option 'init' must be 'pytorch' or 'xavier', got '" + init + "'");
-  const Init bound = Init::uniform(1.0f / std::sqrt(static_cast<float>(hidden_)));
-  const Init weights = init == "xavier" ? Init::xavier_uniform() : bound;
-  const Init biases = init == "xavier" ? Init::zeros() : bound;
+  const Init bound = Init::uniform(1.0f / std::sqrt(static_cast<float>(hidden_)));  // PyTorch's
   const std::size_t width = gates * hidden_;
-  w_ih_ = args.params.param("W_ih", {args.input_size, width}, weights);
-  w_hh_ = args.params.param("W_hh", {hidden_, width}, weights);
-  b_ih_ = args.params.param("b_ih", {width}, biases);
-  b_hh_ = args.params.param("b_hh", {width}, biases);
+  w_ih_ = args.params.param("W_ih", {args.input_size, width}, bound);
+  w_hh_ = args.params.param("W_hh", {hidden_, width}, bound);
+  b_ih_ = args.params.param("b_ih", {width}, bound);
+  b_hh_ = args.params.param("b_hh", {width}, bound);
 }
 
 Var GatedCell::project_inputs(const Var& x) { return matmul(x, w_ih_) + b_ih_; }

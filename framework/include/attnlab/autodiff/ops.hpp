@@ -96,7 +96,7 @@ Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps = 1e-5
 // Additive (Bahdanau) scores after projection, fused: q [B, n_q, h], k [B, n_k, h], w [h] ->
 // s [B, n_q, n_k], s_bij = sum_h w_h tanh(q_bih + k_bjh), without the [B, n_q, n_k, h] tensor.
 Var additive_scores(const Var& q, const Var& k, const Var& w);
-// q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j||^2 (composed).
+// q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j||^2 (fused, exact).
 Var squared_distances(const Var& q, const Var& k);
 // x / sqrt(sum(x^2) + eps) over the last axis (composed).
 Var l2_normalize(const Var& x, float eps = 1e-12f);

@@ -4,6 +4,7 @@
 // they are given and hand child scopes to their sub-modules.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,9 @@ class ParamScope {
   Var param(const std::string& name, const Shape& shape, const Init& init) const;
   // The full path a name gets in this scope.
   std::string path(const std::string& name) const;
+  // Re-draws, with `init`, every parameter under this scope for which select(path, shape) holds
+  // (e.g. a model's own initialisation scheme over its sub-modules' parameters).
+  void reinitialise(const std::function<bool(const std::string&, const Shape&)>& select, const Init& init) const;
 
   Rng& rng() const { return *rng_; }
   ParamStore& store() const { return *store_; }

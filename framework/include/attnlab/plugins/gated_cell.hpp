@@ -1,8 +1,7 @@
 // A helper base for RNN cells whose gates are G blocks of width h computed as
 // x W_ih + b_ih (all time steps at once, in project_inputs) plus h W_hh + b_hh (per step).
 // Parameters: W_ih [in, G h], W_hh [h, G h], b_ih [G h], b_hh [G h], initialised like
-// PyTorch's cells, U(-1/sqrt(h), 1/sqrt(h)); option `init: xavier` uses Xavier-uniform weights
-// (zero biases) as d2l does for its seq2seq GRUs.
+// PyTorch's cells, U(-1/sqrt(h), 1/sqrt(h)).
 #pragma once
 
 #include "attnlab/plugins/rnn_cell.hpp"

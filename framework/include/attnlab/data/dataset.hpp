@@ -1,0 +1,55 @@
+// Datasets: what a model trains and is evaluated on. Two families:
+//   RegressionData   1-D inputs and targets (Nadaraya-Watson regression)
+//   SequenceData     pairs of token sequences padded to num_steps, with valid lengths
+// A DatasetSource is a registered plugin kind: constructed from its options (so a spec is
+// validated without loading anything), then load() generates or reads the data.
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include "attnlab/data/vocab.hpp"
+#include "attnlab/options.hpp"
+#include "attnlab/rng.hpp"
+#include "attnlab/tensor.hpp"
+
+namespace attn {
+
+struct RegressionData {
+  Tensor x_train, y_train;  // [n_train]
+  Tensor x_test, y_test;    // [n_test]; y_test is the noise-free truth f(x_test)
+};
+
+struct SequenceSplit {
+  IntTensor src, src_lens;  // [N, num_steps], [N]: tokens + <eos>, padded with <pad>
+  IntTensor tgt, tgt_lens;  // [N, num_steps], [N]
+  std::size_t size() const { return src_lens.size(); }
+};
+
+struct SequenceData {
+  Vocab src_vocab, tgt_vocab;
+  std::size_t num_steps = 0;
+  SequenceSplit train, valid;
+};
+
+using Data = std::variant<RegressionData, SequenceData>;
+
+struct DatasetArgs {
+  const Options& options;
+  std::string base_dir;  // relative file paths are resolved against it (the spec's directory)
+};
+
+class DatasetSource {
+ public:
+  virtual ~DatasetSource() = default;
+  // Generate (from `rng`) or read the data.
+  virtual Data load(Rng& rng) const = 0;
+};
+
+// d2l's truncate_pad of `ids` + <eos> to num_steps; returns the valid length.
+int pad_sequence(const std::vector<int>& ids, std::size_t num_steps, int* row);
+// Builds a split from token-id sequences (each gets <eos>, then truncate/pad).
+SequenceSplit make_split(const std::vector<std::vector<int>>& src, const std::vector<std::vector<int>>& tgt,
+                         std::size_t num_steps);
+
+}  // namespace attn

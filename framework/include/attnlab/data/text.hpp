@@ -1,0 +1,18 @@
+// Text preprocessing for parallel corpora (d2l 10.5 preprocess_nmt), on UTF-8:
+//   U+202F and U+00A0 become spaces, letters are lowercased, and a space is inserted before
+//   , . ! ? when none precedes them.
+// Lowercasing covers ASCII, Latin-1 and Latin Extended-A (enough for English and French);
+// other characters are kept as they are.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace attn {
+
+// The byte offset of the first invalid UTF-8 sequence, or nothing when `s` is valid.
+std::optional<std::size_t> invalid_utf8_at(const std::string& s);
+// d2l's preprocessing of one (valid UTF-8) line.
+std::string preprocess_nmt(const std::string& line);
+
+}  // namespace attn

@@ -1,0 +1,31 @@
+#include "attnlab/data/dataset.hpp"
+
+#include <algorithm>
+
+namespace attn {
+
+int pad_sequence(const std::vector<int>& ids, std::size_t num_steps, int* row) {
+  std::vector<int> line = ids;
+  line.push_back(Vocab::eos);
+  if (line.size() > num_steps) line.resize(num_steps);
+  std::fill(row, row + num_steps, Vocab::pad);
+  std::copy(line.begin(), line.end(), row);
+  return static_cast<int>(line.size());
+}
+
+SequenceSplit make_split(const std::vector<std::vector<int>>& src, const std::vector<std::vector<int>>& tgt,
+                         std::size_t num_steps) {
+  const std::size_t n = src.size();
+  SequenceSplit s;
+  s.src = IntTensor::from_shape({n, num_steps});
+  s.tgt = IntTensor::from_shape({n, num_steps});
+  s.src_lens = IntTensor::from_shape({n});
+  s.tgt_lens = IntTensor::from_shape({n});
+  for (std::size_t i = 0; i < n; ++i) {
+    s.src_lens(i) = pad_sequence(src[i], num_steps, s.src.data() + i * num_steps);
+    s.tgt_lens(i) = pad_sequence(tgt[i], num_steps, s.tgt.data() + i * num_steps);
+  }
+  return s;
+}
+
+}  // namespace attn

@@ -1,0 +1,88 @@
+#include "attnlab/data/text.hpp"
+
+#include <vector>
+
+namespace attn {
+namespace {
+
+// Decodes valid UTF-8 into code points (callers validate first).
+std::vector<char32_t> decode(const std::string& s) {
+  std::vector<char32_t> out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    char32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    out.push_back(cp);
+    i += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+void encode(char32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+char32_t lower(char32_t c) {
+  if (c >= 'A' && c <= 'Z') return c + 32;
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;                   // À..Þ except ×
+  if (c >= 0x100 && c <= 0x137 && c % 2 == 0) return c + 1;                  // Ā..ķ
+  if (c >= 0x139 && c <= 0x148 && c % 2 == 1) return c + 1;                  // Ĺ..ň
+  if (c >= 0x14A && c <= 0x177 && c % 2 == 0) return c + 1;                  // Ŋ..ŷ (Œ -> œ)
+  if (c == 0x178) return 0xFF;                                               // Ÿ -> ÿ
+  if (c >= 0x179 && c <= 0x17E && c % 2 == 1) return c + 1;                  // Ź..ž
+  return c;
+}
+
+}  // namespace
+
+std::optional<std::size_t> invalid_utf8_at(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int n = 0;
+    char32_t cp = 0, min = 0;
+    if (c < 0x80) { i += 1; continue; }
+    if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F, min = 0x800;
+    else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07, min = 0x10000;
+    else return i;
+    if (i + static_cast<std::size_t>(n) > s.size()) return i;
+    for (int k = 1; k < n; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;  // overlong, range, surrogates
+    i += static_cast<std::size_t>(n);
+  }
+  return std::nullopt;
+}
+
+std::string preprocess_nmt(const std::string& line) {
+  std::vector<char32_t> text = decode(line);
+  for (char32_t& c : text) c = (c == 0x202F || c == 0xA0) ? U' ' : lower(c);
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char32_t c = text[i];
+    const bool punct = c == ',' || c == '.' || c == '!' || c == '?';
+    if (i > 0 && punct && text[i - 1] != ' ') out += ' ';
+    encode(c, out);
+  }
+  return out;
+}
+
+}  // namespace attn

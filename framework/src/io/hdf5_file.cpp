@@ -1,0 +1,310 @@
+#include "attnlab/io/hdf5_file.hpp"
+
+#include <H5Cpp.h>
+
+#include <algorithm>
+#include <functional>
+
+namespace attn {
+
+struct Hdf5File::Impl {
+  H5::H5File file;
+};
+
+namespace {
+
+// Runs f, turning HDF5's exceptions into one readable line.
+template <class F>
+auto guarded(const std::string& file, const std::string& what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const H5::Exception& e) {
+    throw Hdf5Error(file + ": " + what + ": " + e.getDetailMsg());
+  }
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : path) {
+    if (c == '/') {
+      if (!cur.empty()) parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) parts.push_back(cur);
+  return parts;
+}
+
+std::string parent_of(const std::string& path) {
+  const auto pos = path.find_last_of('/');
+  return pos == std::string::npos || pos == 0 ? "/" : path.substr(0, pos);
+}
+
+bool link_exists(const H5::H5File& f, const std::string& path) {
+  std::string cur;
+  for (const std::string& part : split_path(path)) {
+    cur += "/" + part;
+    if (H5Lexists(f.getId(), cur.c_str(), H5P_DEFAULT) <= 0) return false;
+  }
+  return true;
+}
+
+// Calls f(object) with the group or dataset at `path`.
+template <class F>
+auto with_object(H5::H5File& f, const std::string& path, F&& fn) {
+  if (path == "/" || path.empty()) {
+    H5::Group g = f.openGroup("/");
+    return fn(static_cast<H5::H5Object&>(g));
+  }
+  H5O_info_t info;
+  H5Oget_info_by_name(f.getId(), path.c_str(), &info, H5P_DEFAULT);
+  if (info.type == H5O_TYPE_GROUP) {
+    H5::Group g = f.openGroup(path);
+    return fn(static_cast<H5::H5Object&>(g));
+  }
+  H5::DataSet d = f.openDataSet(path);
+  return fn(static_cast<H5::H5Object&>(d));
+}
+
+template <class T>
+void write_dataset(H5::H5File& f, const std::string& path, const Shape& shape, const T* data,
+                   const H5::PredType& type) {
+  std::vector<hsize_t> dims(shape.begin(), shape.end());
+  const H5::DataSpace space(static_cast<int>(dims.size()), dims.data());
+  H5::DataSet ds = f.createDataSet(path, type, space);
+  ds.write(data, type);
+}
+
+}  // namespace
+
+Hdf5File::Hdf5File(const std::string& path, Mode mode) : impl_(std::make_unique<Impl>()), path_(path) {
+  H5::Exception::dontPrint();
+  guarded(path, "cannot open as an HDF5 file", [&] {
+    if (mode == Mode::create_truncate) {
+      impl_->file = H5::H5File(path, H5F_ACC_TRUNC);
+    } else {
+      if (H5Fis_hdf5(path.c_str()) <= 0) throw H5::FileIException("", "not an HDF5 file (or unreadable)");
+      impl_->file = H5::H5File(path, mode == Mode::read ? H5F_ACC_RDONLY : H5F_ACC_RDWR);
+    }
+  });
+}
+
+Hdf5File::~Hdf5File() = default;
+Hdf5File::Hdf5File(Hdf5File&&) noexcept = default;
+Hdf5File& Hdf5File::operator=(Hdf5File&&) noexcept = default;
+
+void Hdf5File::create_group(const std::string& path) {
+  guarded(path_, "cannot create group " + path, [&] {
+    std::string cur;
+    for (const std::string& part : split_path(path)) {
+      cur += "/" + part;
+      if (H5Lexists(impl_->file.getId(), cur.c_str(), H5P_DEFAULT) <= 0) impl_->file.createGroup(cur);
+    }
+  });
+}
+
+bool Hdf5File::exists(const std::string& path) const {
+  return path == "/" || guarded(path_, "cannot look up " + path, [&] { return link_exists(impl_->file, path); });
+}
+
+bool Hdf5File::is_group(const std::string& path) const {
+  if (path == "/") return true;
+  return exists(path) && guarded(path_, "cannot inspect " + path, [&] {
+           H5O_info_t info;
+           H5Oget_info_by_name(impl_->file.getId(), path.c_str(), &info, H5P_DEFAULT);
+           return info.type == H5O_TYPE_GROUP;
+         });
+}
+
+void Hdf5File::remove(const std::string& path) {
+  if (exists(path)) guarded(path_, "cannot remove " + path, [&] { impl_->file.unlink(path); });
+}
+
+void Hdf5File::write(const std::string& path, const Tensor& t) {
+  create_group(parent_of(path));
+  remove(path);
+  guarded(path_, "cannot write " + path, [&] {
+    write_dataset(impl_->file, path, shape_of(t), t.data(), H5::PredType::NATIVE_FLOAT);
+  });
+}
+
+void Hdf5File::write(const std::string& path, const IntTensor& t) {
+  create_group(parent_of(path));
+  remove(path);
+  guarded(path_, "cannot write " + path, [&] {
+    write_dataset(impl_->file, path, Shape(t.shape().begin(), t.shape().end()), t.data(), H5::PredType::NATIVE_INT);
+  });
+}
+
+void Hdf5File::write(const std::string& path, const std::vector<std::string>& strings) {
+  create_group(parent_of(path));
+  remove(path);
+  guarded(path_, "cannot write " + path, [&] {
+    const H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+    type.setCset(H5T_CSET_UTF8);
+    hsize_t n = strings.size();
+    const H5::DataSpace space(1, &n);
+    std::vector<const char*> ptrs;
+    for (const auto& s : strings) ptrs.push_back(s.c_str());
+    H5::DataSet ds = impl_->file.createDataSet(path, type, space);
+    if (n) ds.write(ptrs.data(), type);
+  });
+}
+
+void Hdf5File::write(const std::string& path, const std::vector<double>& values) {
+  create_group(parent_of(path));
+  remove(path);
+  guarded(path_, "cannot write " + path, [&] {
+    write_dataset(impl_->file, path, Shape{values.size()}, values.data(), H5::PredType::NATIVE_DOUBLE);
+  });
+}
+
+std::vector<double> Hdf5File::read_doubles(const std::string& path) const {
+  const Shape s = shape(path);
+  std::vector<double> out(num_elements(s));
+  guarded(path_, "cannot read " + path + " as numbers", [&] {
+    if (!out.empty()) impl_->file.openDataSet(path).read(out.data(), H5::PredType::NATIVE_DOUBLE);
+  });
+  return out;
+}
+
+Shape Hdf5File::shape(const std::string& path) const {
+  return guarded(path_, "cannot read " + path, [&] {
+    const H5::DataSpace space = impl_->file.openDataSet(path).getSpace();
+    std::vector<hsize_t> dims(static_cast<std::size_t>(space.getSimpleExtentNdims()));
+    space.getSimpleExtentDims(dims.data());
+    return Shape(dims.begin(), dims.end());
+  });
+}
+
+Tensor Hdf5File::read(const std::string& path) const {
+  const Shape s = shape(path);
+  Tensor t = Tensor::from_shape(s);
+  guarded(path_, "cannot read " + path + " as float32", [&] {
+    impl_->file.openDataSet(path).read(t.data(), H5::PredType::NATIVE_FLOAT);
+  });
+  return t;
+}
+
+IntTensor Hdf5File::read_ints(const std::string& path) const {
+  const Shape s = shape(path);
+  IntTensor t = IntTensor::from_shape(s);
+  guarded(path_, "cannot read " + path + " as integers", [&] {
+    impl_->file.openDataSet(path).read(t.data(), H5::PredType::NATIVE_INT);
+  });
+  return t;
+}
+
+std::vector<std::string> Hdf5File::read_strings(const std::string& path) const {
+  return guarded(path_, "cannot read " + path + " as strings", [&] {
+    H5::DataSet ds = impl_->file.openDataSet(path);
+    const H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+    hsize_t n = 0;
+    ds.getSpace().getSimpleExtentDims(&n);
+    std::vector<char*> ptrs(n, nullptr);
+    if (n) ds.read(ptrs.data(), type);
+    std::vector<std::string> out;
+    for (char* p : ptrs) out.emplace_back(p ? p : "");
+    if (n) H5Dvlen_reclaim(type.getId(), ds.getSpace().getId(), H5P_DEFAULT, ptrs.data());
+    return out;
+  });
+}
+
+std::vector<std::string> Hdf5File::children(const std::string& group_path) const {
+  return guarded(path_, "cannot list " + group_path, [&] {
+    H5::Group g = impl_->file.openGroup(group_path.empty() ? "/" : group_path);
+    std::vector<std::string> names;
+    for (hsize_t i = 0; i < g.getNumObjs(); ++i) names.push_back(g.getObjnameByIdx(i));
+    std::sort(names.begin(), names.end());
+    return names;
+  });
+}
+
+void Hdf5File::set_attr(const std::string& object, const std::string& name, const std::string& value) {
+  guarded(path_, "cannot set attribute " + name + " on " + object, [&] {
+    with_object(impl_->file, object, [&](H5::H5Object& o) {
+      if (o.attrExists(name)) o.removeAttr(name);
+      const H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+      type.setCset(H5T_CSET_UTF8);
+      H5::Attribute a = o.createAttribute(name, type, H5::DataSpace(H5S_SCALAR));
+      a.write(type, value);
+    });
+  });
+}
+
+void Hdf5File::set_attr(const std::string& object, const std::string& name, double value) {
+  guarded(path_, "cannot set attribute " + name + " on " + object, [&] {
+    with_object(impl_->file, object, [&](H5::H5Object& o) {
+      if (o.attrExists(name)) o.removeAttr(name);
+      o.createAttribute(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(H5S_SCALAR))
+          .write(H5::PredType::NATIVE_DOUBLE, &value);
+    });
+  });
+}
+
+void Hdf5File::set_attr(const std::string& object, const std::string& name, long value) {
+  guarded(path_, "cannot set attribute " + name + " on " + object, [&] {
+    with_object(impl_->file, object, [&](H5::H5Object& o) {
+      if (o.attrExists(name)) o.removeAttr(name);
+      o.createAttribute(name, H5::PredType::NATIVE_LONG, H5::DataSpace(H5S_SCALAR))
+          .write(H5::PredType::NATIVE_LONG, &value);
+    });
+  });
+}
+
+bool Hdf5File::has_attr(const std::string& object, const std::string& name) const {
+  return guarded(path_, "cannot read attributes of " + object, [&] {
+    return with_object(impl_->file, object, [&](H5::H5Object& o) { return o.attrExists(name); });
+  });
+}
+
+std::string Hdf5File::attr_string(const std::string& object, const std::string& name) const {
+  return guarded(path_, "cannot read attribute " + name + " of " + object, [&] {
+    return with_object(impl_->file, object, [&](H5::H5Object& o) {
+      H5::Attribute a = o.openAttribute(name);
+      std::string value;
+      a.read(a.getStrType(), value);
+      return value;
+    });
+  });
+}
+
+double Hdf5File::attr_double(const std::string& object, const std::string& name) const {
+  return guarded(path_, "cannot read attribute " + name + " of " + object, [&] {
+    return with_object(impl_->file, object, [&](H5::H5Object& o) {
+      double v = 0;
+      o.openAttribute(name).read(H5::PredType::NATIVE_DOUBLE, &v);
+      return v;
+    });
+  });
+}
+
+long Hdf5File::attr_long(const std::string& object, const std::string& name) const {
+  return guarded(path_, "cannot read attribute " + name + " of " + object, [&] {
+    return with_object(impl_->file, object, [&](H5::H5Object& o) {
+      long v = 0;
+      o.openAttribute(name).read(H5::PredType::NATIVE_LONG, &v);
+      return v;
+    });
+  });
+}
+
+std::vector<std::string> Hdf5File::attr_names(const std::string& object) const {
+  return guarded(path_, "cannot list attributes of " + object, [&] {
+    return with_object(impl_->file, object, [&](H5::H5Object& o) {
+      std::vector<std::string> names;
+      for (int i = 0; i < o.getNumAttrs(); ++i) names.push_back(o.openAttribute(static_cast<unsigned>(i)).getName());
+      std::sort(names.begin(), names.end());
+      return names;
+    });
+  });
+}
+
+void Hdf5File::flush() {
+  guarded(path_, "cannot flush", [&] { impl_->file.flush(H5F_SCOPE_GLOBAL); });
+}
+
+}  // namespace attn

@@ -1,0 +1,233 @@
+// Model `transformer`: d2l's Transformer (11.7), encoder-decoder of multi-head attention blocks.
+//   X = dropout(embed(x) * sqrt(d) + P)                                   positional encoding
+//   encoder block:  Y = LN(X + dropout(MHA_vvv(X)));  out = LN(Y + dropout(FFN(Y)))
+//   decoder block:  Y = LN(X + dropout(MHA_vvv,causal(X)))
+//                   Z = LN(Y + dropout(MHA_qvv(Y, encoder outputs)))
+//                   out = LN(Z + dropout(FFN(Z)))
+//   FFN(x) = relu(x W_1 + b_1) W_2 + b_2;   p(y_t) = softmax(out_t W_out + b)
+// Options: d_model, ffn_hidden, heads, layers, dropout, scoring (any registered scoring
+// function, default scaled_dot), scoring_options.*, positional (sinusoidal | learned), max_len, loss.
+// Decoding re-runs the decoder over the prefix at each step (the causal mask makes that equal
+// to caching the keys and values).
+#include <cmath>
+
+#include "attnlab/attention/multi_head.hpp"
+#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/models/builtin_models.hpp"
+#include "attnlab/models/sequence_model.hpp"
+#include "attnlab/nn/embedding.hpp"
+#include "attnlab/nn/layer_norm.hpp"
+#include "attnlab/nn/linear.hpp"
+
+namespace attn {
+namespace {
+
+struct Hyper {
+  std::size_t d, ffn, heads, layers, max_len;
+  float dropout;
+  PluginChoice scoring;
+};
+
+struct AddNorm {  // LN(x + dropout(y))
+  LayerNorm norm;
+  float p;
+  Var operator()(const Var& x, const Var& y, Rng* rng, bool training) const {
+    return norm(x + (training && p > 0.0f ? dropout(y, p, *rng, true) : y));
+  }
+};
+
+struct Ffn {
+  Linear in, out;
+  Var operator()(const Var& x) const { return out(relu(in(x))); }
+};
+
+MultiHeadConfig mha(const Hyper& h, const char* mode, bool causal) {
+  MultiHeadConfig c;
+  c.mode = {mode, {}};
+  if (causal) c.mode.options.set("causal", "true");
+  c.scoring = h.scoring;
+  c.heads = h.heads;
+  c.hidden = h.d;
+  c.dropout = h.dropout;
+  return c;
+}
+
+struct EncoderBlock {
+  MultiHeadAttention attention;
+  AddNorm add1;
+  Ffn ffn;
+  AddNorm add2;
+  EncoderBlock(const Registries& r, const ParamScope& s, const Hyper& h)
+      : attention(r, s.child("attention"), mha(h, "vvv", false), h.d, h.d, h.d),
+        add1{LayerNorm(s.child("norm1"), h.d), h.dropout},
+        ffn{Linear(s.child("ffn1"), h.d, h.ffn), Linear(s.child("ffn2"), h.ffn, h.d)},
+        add2{LayerNorm(s.child("norm2"), h.d), h.dropout} {}
+};
+
+struct DecoderBlock {
+  MultiHeadAttention self_attention, cross_attention;
+  AddNorm add1, add2;
+  Ffn ffn;
+  AddNorm add3;
+  DecoderBlock(const Registries& r, const ParamScope& s, const Hyper& h)
+      : self_attention(r, s.child("self_attention"), mha(h, "vvv", true), h.d, h.d, h.d),
+        cross_attention(r, s.child("cross_attention"), mha(h, "qvv", false), h.d, h.d, h.d),
+        add1{LayerNorm(s.child("norm1"), h.d), h.dropout},
+        add2{LayerNorm(s.child("norm2"), h.d), h.dropout},
+        ffn{Linear(s.child("ffn1"), h.d, h.ffn), Linear(s.child("ffn2"), h.ffn, h.d)},
+        add3{LayerNorm(s.child("norm3"), h.d), h.dropout} {}
+};
+
+struct TransformerState final : DecoderState {
+  Var memory;  // encoder outputs [B, T, d]
+  IntTensor src_lens;
+  std::vector<std::vector<int>> prefix;  // decoder inputs so far, per row
+  Tensor encoder_weights;                // [B, layer, head, T, T]
+
+  std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
+    auto s = std::make_unique<TransformerState>();
+    IntTensor idx = IntTensor::from_shape({rows.size()});
+    for (std::size_t i = 0; i < rows.size(); ++i) idx(i) = static_cast<int>(rows[i]);
+    s->memory = index_select(memory, 0, idx);
+    s->src_lens = take_rows(src_lens, rows);
+    for (std::size_t r : rows) s->prefix.push_back(prefix[r]);
+    s->encoder_weights = index_select(constant(encoder_weights), 0, idx).value();
+    return s;
+  }
+
+  std::vector<std::pair<std::string, Tensor>> source_attention(std::size_t row) const override {
+    const std::size_t per = encoder_weights.size() / encoder_weights.shape()[0];
+    Tensor w = Tensor::from_shape({encoder_weights.shape()[1], encoder_weights.shape()[2], encoder_weights.shape()[3],
+                                   encoder_weights.shape()[4]});
+    std::copy_n(encoder_weights.data() + row * per, per, w.data());
+    return {{"encoder_self", std::move(w)}};
+  }
+};
+
+Hyper read_hyper(const Options& o) {
+  Hyper h;
+  h.d = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
+  h.ffn = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
+  h.heads = o.get<std::size_t>("heads", 4, 1, 1024);
+  h.layers = o.get<std::size_t>("layers", 2, 1, 64);
+  h.max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
+  h.dropout = o.get<float>("dropout", 0.1f, 0.0f, 0.99f);
+  h.scoring = {o.get<std::string>("scoring", "scaled_dot"), sub_options(o, "scoring_options")};
+  return h;
+}
+
+// Attention weights of a layer stack, [B, heads, n_q, n_k] each -> [B, layer, head, n_q, n_k].
+Tensor stack_layers(const std::vector<Var>& weights) {
+  const Shape s = weights[0].shape();
+  Tensor out = Tensor::from_shape({s[0], weights.size(), s[1], s[2], s[3]});
+  const std::size_t per = s[1] * s[2] * s[3];
+  for (std::size_t b = 0; b < s[0]; ++b)
+    for (std::size_t l = 0; l < weights.size(); ++l)
+      std::copy_n(weights[l].value().data() + b * per, per, out.data() + (b * weights.size() + l) * per);
+  return out;
+}
+
+class Transformer final : public SequenceModel {
+ public:
+  explicit Transformer(const ModelArgs& a) : SequenceModel(a), h_(read_hyper(a.options)) {
+    const std::string positional = a.options.get<std::string>("positional", "sinusoidal");
+    const ParamScope enc = a.params.child("encoder"), dec = a.params.child("decoder");
+    src_embed_.emplace(enc.child("embedding"), data_.src_vocab.size(), h_.d);
+    tgt_embed_.emplace(dec.child("embedding"), data_.tgt_vocab.size(), h_.d);
+    src_pos_.emplace(enc.child("positional"), positional, h_.max_len, h_.d, h_.dropout);
+    tgt_pos_.emplace(dec.child("positional"), positional, h_.max_len, h_.d, h_.dropout);
+    for (std::size_t l = 0; l < h_.layers; ++l) {
+      encoder_.emplace_back(a.registries, enc.child("block" + std::to_string(l)), h_);
+      decoder_.emplace_back(a.registries, dec.child("block" + std::to_string(l)), h_);
+    }
+    output_.emplace(dec.child("output"), h_.d, data_.tgt_vocab.size());
+  }
+
+ protected:
+  Var forward(const IntTensor& src, const IntTensor& src_lens, const IntTensor& dec_input, Rng* rng, bool training) override {
+    std::vector<Var> ignored;
+    const Var memory = encode(src, src_lens, rng, training, ignored);
+    std::vector<Var> self_w, cross_w;
+    return (*output_)(decode(dec_input, memory, src_lens, rng, training, self_w, cross_w));
+  }
+
+  std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) override {
+    auto s = std::make_unique<TransformerState>();
+    std::vector<Var> weights;
+    s->memory = encode(src, src_lens, nullptr, false, weights);
+    s->src_lens = src_lens;
+    s->prefix.assign(src.shape()[0], {});
+    s->encoder_weights = stack_layers(weights);
+    return s;
+  }
+
+  DecodeStep step(DecoderState& base, const std::vector<int>& tokens) override {
+    auto& s = static_cast<TransformerState&>(base);
+    const std::size_t batch = tokens.size();
+    for (std::size_t b = 0; b < batch; ++b) s.prefix[b].push_back(tokens[b]);
+    const std::size_t t = s.prefix[0].size();
+    IntTensor ids = IntTensor::from_shape({batch, t});
+    for (std::size_t b = 0; b < batch; ++b) std::copy(s.prefix[b].begin(), s.prefix[b].end(), ids.data() + b * t);
+    std::vector<Var> self_w, cross_w;
+    const Var out = (*output_)(decode(ids, s.memory, s.src_lens, nullptr, false, self_w, cross_w));  // [B, t, V]
+    DecodeStep step;
+    step.log_probs = log_softmax(reshape(slice(out, 1, t - 1, t), {batch, out.dim(2)})).value();
+    step.attention.emplace_back("decoder_self", last_query(stack_layers(self_w)));
+    step.attention.emplace_back("cross", last_query(stack_layers(cross_w)));
+    return step;
+  }
+
+ private:
+  // [B, layer, head, n_q, n_k] -> the last query's row [B, layer, head, n_k]
+  static Tensor last_query(const Tensor& w) {
+    const std::size_t b = w.shape()[0], l = w.shape()[1], hh = w.shape()[2], nq = w.shape()[3], nk = w.shape()[4];
+    Tensor out = Tensor::from_shape({b, l, hh, nk});
+    for (std::size_t i = 0; i < b * l * hh; ++i) std::copy_n(w.data() + (i * nq + nq - 1) * nk, nk, out.data() + i * nk);
+    return out;
+  }
+
+  Var embed(const Embedding& e, const PositionalEncoding& p, const IntTensor& ids, Rng* rng, bool training) const {
+    return p(e(ids) * std::sqrt(static_cast<float>(h_.d)), rng, training);  // [B, T, d]
+  }
+
+  Var encode(const IntTensor& src, const IntTensor& lens, Rng* rng, bool training, std::vector<Var>& weights) const {
+    Var x = embed(*src_embed_, *src_pos_, src, rng, training);
+    for (const EncoderBlock& b : encoder_) {
+      const AttentionResult a = b.attention({x, x, x}, lens, rng, training);
+      weights.push_back(a.weights);
+      const Var y = b.add1(x, a.output, rng, training);
+      x = b.add2(y, b.ffn(y), rng, training);
+    }
+    return x;
+  }
+
+  Var decode(const IntTensor& ids, const Var& memory, const IntTensor& src_lens, Rng* rng, bool training,
+             std::vector<Var>& self_w, std::vector<Var>& cross_w) const {
+    Var x = embed(*tgt_embed_, *tgt_pos_, ids, rng, training);
+    for (const DecoderBlock& b : decoder_) {
+      const AttentionResult s = b.self_attention({x, x, x}, std::nullopt, rng, training);
+      const Var y = b.add1(x, s.output, rng, training);
+      const AttentionResult c = b.cross_attention({y, memory, memory}, src_lens, rng, training);
+      const Var z = b.add2(y, c.output, rng, training);
+      x = b.add3(z, b.ffn(z), rng, training);
+      self_w.push_back(s.weights);
+      cross_w.push_back(c.weights);
+    }
+    return x;
+  }
+
+  Hyper h_;
+  std::optional<Embedding> src_embed_, tgt_embed_;
+  std::optional<PositionalEncoding> src_pos_, tgt_pos_;
+  std::vector<EncoderBlock> encoder_;
+  std::vector<DecoderBlock> decoder_;
+  std::optional<Linear> output_;
+};
+
+}  // namespace
+
+void register_model_transformer(Registries& r) {
+  r.models.add<Transformer>("transformer", "d2l's Transformer: multi-head self- and cross-attention, any scoring function");
+}
+
+}  // namespace attn

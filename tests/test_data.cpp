@@ -1,0 +1,122 @@
+// Datasets: vocabularies, d2l's text preprocessing, the fra-eng corpus and its errors, the
+// synthetic sequence tasks and the 1-D regression data.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "attnlab/data/text.hpp"
+#include "attnlab/registries.hpp"
+
+using namespace attn;
+
+namespace {
+
+Data load(const std::string& dataset, const std::vector<std::pair<std::string, std::string>>& options, std::uint64_t seed = 1) {
+  Registries r;
+  register_builtins(r);
+  Options o;
+  for (const auto& [k, v] : options) o.set(k, v, "spec.yaml:3:5");
+  auto source = r.datasets.create(dataset, DatasetArgs{o, ATTNLAB_SOURCE_ROOT});
+  o.require_all_read("dataset '" + dataset + "'");
+  Rng rng(seed);
+  return source->load(rng);
+}
+
+std::string temp_file(const std::string& content) {
+  char name[] = "/tmp/attnlab-data-XXXXXX";
+  const int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream(name, std::ios::binary) << content;
+  return name;
+}
+
+}  // namespace
+
+TEST_CASE("vocabulary: reserved tokens first, then by frequency, ties by first appearance", "[data][vocab]") {
+  const Vocab v = Vocab::build({{"b", "a", "c"}, {"a", "c", "d"}, {"c"}}, 2);
+  CHECK(v.tokens() == std::vector<std::string>{"<pad>", "<bos>", "<eos>", "<unk>", "c", "a"});
+  CHECK(v.id("d") == Vocab::unk);
+  CHECK(v.decode({5, 4, 0, 2, 5}) == std::vector<std::string>{"a", "c"});
+}
+
+TEST_CASE("d2l preprocessing: typographic spaces, lowercase, space before punctuation", "[data][text]") {
+  CHECK(preprocess_nmt("Cours\u202f!") == "cours !");
+  CHECK(preprocess_nmt("Ça alors\u00a0!") == "ça alors !");
+  CHECK(preprocess_nmt("Go.") == "go .");
+  CHECK(preprocess_nmt("ÉTÉ, Œuvre?") == "été , œuvre ?");
+  CHECK(invalid_utf8_at("va !") == std::nullopt);
+  CHECK(invalid_utf8_at("ab\xff") == std::optional<std::size_t>(2));
+  CHECK(invalid_utf8_at("\xc3") == std::optional<std::size_t>(0));       // truncated
+  CHECK(invalid_utf8_at("\xc0\xaf") == std::optional<std::size_t>(0));   // overlong
+}
+
+TEST_CASE("the fra-eng corpus reads as d2l reads it", "[data][corpus]") {
+  const auto d = std::get<SequenceData>(load("parallel_corpus", {{"path", "datasets/fra-eng/fra.txt"},
+                                                                 {"num_train", "600"}, {"num_valid", "40"}}));
+  CHECK(d.train.size() == 600);
+  CHECK(d.valid.size() == 40);
+  CHECK(d.src_vocab.token(Vocab::unk) == "<unk>");
+  std::vector<int> first_src(d.train.src.data(), d.train.src.data() + 10);
+  std::vector<int> first_tgt(d.train.tgt.data(), d.train.tgt.data() + 10);
+  CHECK(join_tokens(d.src_vocab.decode(first_src)) == "go .");
+  CHECK(join_tokens(d.tgt_vocab.decode(first_tgt)) == "va !");
+  CHECK(d.train.src_lens(0) == 3);  // go . <eos>
+  CHECK(d.train.tgt(0, 3) == Vocab::pad);
+}
+
+TEST_CASE("corpus errors name the file and line", "[data][corpus][errors]") {
+  CHECK_THROWS_WITH(load("parallel_corpus", {{"path", "/no/such/file.txt"}}),
+                    Catch::StartsWith("spec.yaml:3:5: dataset file '/no/such/file.txt' does not exist"));
+  const std::string empty = temp_file("");
+  CHECK_THROWS_WITH(load("parallel_corpus", {{"path", empty}}), empty + ": the dataset file is empty");
+  const std::string no_tab = temp_file("Go.\tVa !\nHi. Salut !\n");
+  CHECK_THROWS_WITH(load("parallel_corpus", {{"path", no_tab}, {"num_train", "2"}}),
+                    no_tab + ":2: no tab on this line (expected 'source<TAB>target')");
+  const std::string bad_utf8 = temp_file("Go.\tVa !\nHi.\tSal\xe9ut !\n");
+  CHECK_THROWS_WITH(load("parallel_corpus", {{"path", bad_utf8}, {"num_train", "2"}}),
+                    bad_utf8 + ":2:8: invalid UTF-8 (the file must be UTF-8 encoded)");
+  const std::string short_file = temp_file("Go.\tVa !\n");
+  CHECK_THROWS_WITH(load("parallel_corpus", {{"path", short_file}, {"num_train", "5"}}),
+                    Catch::Contains("has 1 lines, but num_train + num_valid = 5"));
+  for (const auto& f : {empty, no_tab, bad_utf8, short_file}) std::remove(f.c_str());
+}
+
+TEST_CASE("sequence tasks: reverse, copy, sort and add are what they say", "[data][tasks]") {
+  for (const std::string task : {"reverse", "copy", "sort", "add"}) {
+    const auto d = std::get<SequenceData>(load("sequence_task", {{"task", task}, {"num_train", "50"}, {"num_valid", "5"}}));
+    REQUIRE(d.train.size() == 50);
+    for (std::size_t i = 0; i < 50; ++i) {
+      std::vector<int> src(d.train.src.data() + i * 10, d.train.src.data() + (i + 1) * 10);
+      std::vector<int> tgt(d.train.tgt.data() + i * 10, d.train.tgt.data() + (i + 1) * 10);
+      const auto s = d.src_vocab.decode(src), t = d.tgt_vocab.decode(tgt);
+      if (task == "reverse") CHECK(t == std::vector<std::string>(s.rbegin(), s.rend()));
+      if (task == "copy") CHECK(t == s);
+      if (task == "sort") CHECK(std::is_sorted(t.begin(), t.end()));
+      if (task == "add") {
+        const std::string expr = join_tokens(s);
+        std::string a, b;
+        bool second = false;
+        for (const auto& tok : s) (tok == "+" ? second = true, a : second ? b += tok : a += tok);
+        std::string sum;
+        for (const auto& tok : t) sum += tok;
+        CHECK(std::stoull(sum) == std::stoull(a) + std::stoull(b));
+      }
+      if (task != "add") CHECK((s.size() >= 3 && s.size() <= 8));
+    }
+  }
+  CHECK_THROWS_WITH(load("sequence_task", {{"task", "rotate"}}), Catch::Contains("one of copy, reverse, sort, add"));
+}
+
+TEST_CASE("regression1d: d2l's function, sorted inputs, noise-free test truth, seeded", "[data][regression]") {
+  const auto a = std::get<RegressionData>(load("regression1d", {}, 5));
+  const auto b = std::get<RegressionData>(load("regression1d", {}, 5));
+  REQUIRE(a.x_train.size() == 50);
+  REQUIRE(a.x_test.size() == 50);
+  CHECK((a.y_train == b.y_train));
+  CHECK(std::is_sorted(a.x_train.begin(), a.x_train.end()));
+  CHECK(a.y_test(10) == Approx(2 * std::sin(1.0) + 1.0));
+}
