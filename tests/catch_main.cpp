@@ -4,6 +4,7 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include "attnlab/tensor.hpp"
 #include "test_plugins.hpp"
 
 namespace attn::test {
@@ -16,6 +17,8 @@ std::vector<std::string>& plugin_paths() {
 }  // namespace attn::test
 
 int main(int argc, char* argv[]) {
+  attn::keep_tensor_memory_in_heap();
+  attn::set_blas_threads(1);  // tests are single-threaded; BLAS threads only add overhead here
   Catch::Session session;
   using namespace Catch::clara;
   session.cli(session.cli() |
