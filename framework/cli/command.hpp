@@ -21,5 +21,9 @@ struct UsageError {
 };
 
 Command plugins_command();
+Command run_command();
+Command validate_command();
+Command compare_command();
+Command translate_command();
 
 }  // namespace attn::cli

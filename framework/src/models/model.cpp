@@ -1,5 +1,7 @@
 #include "attnlab/models/model.hpp"
 
+#include "attnlab/attention/plugin_choice.hpp"
+
 namespace attn {
 
 Options sub_options(const Options& options, const std::string& prefix) {
@@ -11,6 +13,10 @@ Options sub_options(const Options& options, const std::string& prefix) {
       options.mark_read(key);
     }
   return out;
+}
+
+PluginChoice plugin_choice(const Options& options, const std::string& key, const std::string& fallback) {
+  return {options.get<std::string>(key, fallback), sub_options(options, key + "_options"), options.where(key)};
 }
 
 }  // namespace attn

@@ -61,9 +61,9 @@ class NadarayaWatson final : public Model {
     ExampleAttention ex;
     Tensor w = r.weights.value();  // [1, n_test, n_train]
     w.reshape({1, 1, w.shape()[1], w.shape()[2]});
-    AttentionMap map{"kernel", std::move(w), {}, {}};
-    for (float x : data_.x_test) map.queries.push_back(label(x));
-    for (float x : data_.x_train) map.keys.push_back(label(x));
+    AttentionMap map{"kernel", std::move(w), {}, {}, {}, {}};
+    for (float x : data_.x_test) map.queries.push_back(label(x)), map.query_positions.push_back(x);
+    for (float x : data_.x_train) map.keys.push_back(label(x)), map.key_positions.push_back(x);
     ex.maps.push_back(std::move(map));
     return {ex};
   }
@@ -71,8 +71,8 @@ class NadarayaWatson final : public Model {
  private:
   static AttentionConfig config(const Options& o) {
     AttentionConfig c;
-    c.mode = {o.get<std::string>("mode", "qkv"), sub_options(o, "mode_options")};
-    c.scoring = {o.get<std::string>("scoring", "gaussian_learned"), sub_options(o, "scoring_options")};
+    c.mode = plugin_choice(o, "mode", "qkv");
+    c.scoring = plugin_choice(o, "scoring", "gaussian_learned");
     return c;
   }
 

@@ -48,7 +48,7 @@ struct Seq2SeqState final : DecoderState {
 
 RnnConfig rnn_config(const Options& o, std::size_t input, std::size_t hidden, const Options& cell_options) {
   RnnConfig c;
-  c.cell = {o.get<std::string>("cell", "gru"), cell_options};
+  c.cell = {o.get<std::string>("cell", "gru"), cell_options, o.where("cell")};
   c.input_size = input;
   c.hidden_size = hidden;
   c.layers = o.get<std::size_t>("layers", 2, 1, 64);
@@ -92,15 +92,15 @@ class Seq2Seq final : public SequenceModel {
       heads_ = att.get<std::size_t>("heads", 1, 1, 256);
       if (heads_ == 1) {
         AttentionConfig c;
-        c.mode = {att.get<std::string>("mode", "qvv"), sub_options(att, "mode_options")};
-        c.scoring = {att.get<std::string>("scoring", "additive"), sub_options(att, "scoring_options")};
+        c.mode = plugin_choice(att, "mode", "qvv");
+        c.scoring = plugin_choice(att, "scoring", "additive");
         c.dropout = dropout_;
         attention_layer_.emplace(a.registries, a.params.child("decoder").child("attention"), c, dec_hidden, dec_hidden, dec_hidden);
         context_dim_ = attention_layer_->output_dim();
       } else {
         MultiHeadConfig c;
-        c.mode = {att.get<std::string>("mode", "qvv"), sub_options(att, "mode_options")};
-        c.scoring = {att.get<std::string>("scoring", "additive"), sub_options(att, "scoring_options")};
+        c.mode = plugin_choice(att, "mode", "qvv");
+        c.scoring = plugin_choice(att, "scoring", "additive");
         c.heads = heads_;
         c.hidden = dec_hidden;
         c.dropout = dropout_;

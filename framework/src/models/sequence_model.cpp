@@ -268,7 +268,7 @@ std::vector<ExampleAttention> SequenceModel::record_attention(const std::vector<
     for (int t = 0; t < src_lens(i); ++t) src_tokens.push_back(data_.src_vocab.token(src_ids[static_cast<std::size_t>(t)]));
     for (const auto& [name, w] : decoded[i].attention) {
       const bool on_source = name == "encoder_self";
-      AttentionMap map{name, w, on_source ? src_tokens : queries, name == "decoder_self" ? dec_keys : src_tokens};
+      AttentionMap map{name, w, on_source ? src_tokens : queries, name == "decoder_self" ? dec_keys : src_tokens, {}, {}};
       map.queries.resize(w.shape()[2], on_source ? "<pad>" : "<eos>");
       // keys beyond the labels are padding positions
       while (map.keys.size() < w.shape()[3]) map.keys.push_back("<pad>");

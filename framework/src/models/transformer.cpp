@@ -43,7 +43,7 @@ struct Ffn {
 
 MultiHeadConfig mha(const Hyper& h, const char* mode, bool causal) {
   MultiHeadConfig c;
-  c.mode = {mode, {}};
+  c.mode = {mode, {}, ""};
   if (causal) c.mode.options.set("causal", "true");
   c.scoring = h.scoring;
   c.heads = h.heads;
@@ -112,7 +112,7 @@ Hyper read_hyper(const Options& o) {
   h.layers = o.get<std::size_t>("layers", 2, 1, 64);
   h.max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
   h.dropout = o.get<float>("dropout", 0.1f, 0.0f, 0.99f);
-  h.scoring = {o.get<std::string>("scoring", "scaled_dot"), sub_options(o, "scoring_options")};
+  h.scoring = plugin_choice(o, "scoring", "scaled_dot");
   return h;
 }
 

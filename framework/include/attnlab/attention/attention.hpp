@@ -38,7 +38,12 @@ class Attention {
 template <class Base, class Args>
 std::shared_ptr<Base> make_plugin(const Registry<Base, Args>& registry, const PluginChoice& choice,
                                   const Args& args) {
-  auto made = registry.create(choice.name, args);
+  std::shared_ptr<Base> made;
+  try {
+    made = registry.create(choice.name, args);
+  } catch (const RegistryError& e) {
+    throw OptionError(choice.where, e.what());
+  }
   choice.options.require_all_read(registry.kind() + " '" + choice.name + "'");
   return made;
 }

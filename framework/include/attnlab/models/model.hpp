@@ -39,6 +39,7 @@ struct AttentionMap {
   std::string name;  // "cross", "encoder_self", "decoder_self", "kernel"
   Tensor weights;
   std::vector<std::string> queries, keys;
+  std::vector<float> query_positions, key_positions;  // x values (regression), else empty
 };
 
 struct ExampleAttention {

@@ -1,0 +1,80 @@
+// `attnlab translate RESULTS.h5 --run ID "go ."`: decode new input with a trained run.
+#include <cstdio>
+
+#include "arguments.hpp"
+#include "attnlab/data/text.hpp"
+#include "attnlab/experiment/results_file.hpp"
+#include "attnlab/experiment/spec.hpp"
+#include "attnlab/io/hdf5_file.hpp"
+#include "attnlab/plugin_loader.hpp"
+
+namespace attn::cli {
+namespace {
+
+int translate(const std::vector<std::string>& args) {
+  const Arguments a(args, {"--attention"}, {"--run", "--beam", "--alpha", "--max-len"});
+  if (a.positional().size() < 2) throw UsageError{"expected a results file and at least one sentence"};
+  const std::string path = a.positional()[0];
+  ResultsFile::check(path);
+  const std::vector<std::string> ids = ResultsFile::run_ids(path);
+  std::string id = a.value("--run", ids.size() == 1 ? ids[0] : "");
+  if (id.empty()) throw UsageError{"the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab compare lists them)"};
+  const Hdf5File f(path, Hdf5File::Mode::read);
+  const std::string g = "/runs/" + id;
+  if (!f.exists(g)) throw UsageError{unknown_name_message("run", id, ids)};
+  if (!f.exists(g + "/vocab/source")) throw UsageError{"run '" + id + "' is not a sequence model (no vocabulary to translate with)"};
+
+  // Rebuild the model from the run's resolved config, with the saved vocabularies.
+  const SpecResult spec = read_spec_text(f.attr_string(g, "config"), path + ":/runs/" + id, {});
+  if (!spec.spec) throw std::runtime_error("the run's stored config does not read back: " + spec.diagnostics[0].str());
+  const RunPlan& plan = spec.spec->runs.at(0);
+  Registries registries;
+  register_builtins(registries);
+  for (const std::string& p : spec.spec->plugins) load_plugin(p, registries);
+  SequenceData data;
+  data.src_vocab = Vocab(f.read_strings(g + "/vocab/source"));
+  data.tgt_vocab = Vocab(f.read_strings(g + "/vocab/target"));
+  data.num_steps = static_cast<std::size_t>(f.attr_long(g + "/vocab", "num_steps"));
+  data.train = data.valid = make_split({}, {}, data.num_steps);
+  const Data d = data;
+  ParamStore store;
+  Rng rng(0);
+  auto model = registries.models.create(plan.model, ModelArgs{registries, ParamScope(store, rng), plan.model_options, d});
+  for (const auto& [name, var] : store.items()) var.mutable_value() = f.read(g + "/params/" + param_path(name));
+  auto* seq = dynamic_cast<SequenceModel*>(model.get());
+  if (!seq) throw UsageError{"model '" + plan.model + "' does not translate"};
+  DecodeOptions decode = plan.evaluation;
+  if (!plan.evaluation_max_len_given) decode.max_len = data.num_steps;
+  decode.beam = static_cast<std::size_t>(a.integer("--beam", static_cast<int>(decode.beam), 1, 1000));
+  decode.alpha = a.number("--alpha", decode.alpha);
+  decode.max_len = static_cast<std::size_t>(a.integer("--max-len", static_cast<int>(decode.max_len), 1, 100000));
+  for (std::size_t i = 1; i < a.positional().size(); ++i) {
+    const std::string& sentence = a.positional()[i];
+    if (invalid_utf8_at(sentence)) throw UsageError{"the sentence is not valid UTF-8"};
+    const Translation t = seq->translate(data.src_vocab.encode(split_tokens(preprocess_nmt(sentence))), decode);
+    std::printf("%s => %s\n", sentence.c_str(), join_tokens(data.tgt_vocab.decode(t.tokens)).c_str());
+    if (a.flag("--attention"))
+      for (const auto& [name, w] : t.attention) {
+        std::printf("  %s attention, layer 0 head 0 (rows: output steps, columns: keys):\n", name.c_str());
+        for (std::size_t q = 0; q < w.shape()[2]; ++q) {
+          std::printf("   ");
+          for (std::size_t k = 0; k < w.shape()[3]; ++k) std::printf(" %.2f", w(0, 0, q, k));
+          std::printf("\n");
+        }
+      }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command translate_command() {
+  return {"translate", "decode new sentences with a trained run of a results file",
+          "usage: attnlab translate RESULTS.h5 [--run ID] [--beam K] [--alpha A] [--max-len N] [--attention] SENTENCE...\n"
+          "  Loads the run's weights and vocabularies and decodes each sentence (greedy, or beam\n"
+          "  search with --beam K and length penalty --alpha, default from the spec's evaluation:).\n"
+          "  --attention also prints the attention weights of every decoding step.",
+          translate};
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,92 @@
+#include "attnlab/experiment/run.hpp"
+
+#include <chrono>
+#include <set>
+
+#include "attnlab/attention/attention.hpp"
+
+namespace attn {
+namespace {
+
+std::string where_of(const RunPlan& plan, const std::string& key) {
+  const auto it = plan.values.find(key);
+  return it == plan.values.end() ? "" : it->second.where;
+}
+
+}  // namespace
+
+// make_plugin checks that the plugin read every option it was given (unknown ones are errors).
+std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir) {
+  auto parts = std::make_unique<RunParts>();
+  const PluginChoice dataset{plan.dataset, plan.dataset_options, where_of(plan, "dataset.name")};
+  parts->source = make_plugin(registries.datasets, dataset, DatasetArgs{dataset.options, spec_dir});
+  Rng data_rng = Rng(plan.seed).derive("data");
+  parts->data = parts->source->load(data_rng);
+  Rng init_rng = Rng(plan.seed).derive("init");
+  const PluginChoice model{plan.model, plan.model_options, where_of(plan, "model.name")};
+  parts->model = make_plugin(registries.models, model,
+                             ModelArgs{registries, ParamScope(parts->params, init_rng), model.options, parts->data});
+  return parts;
+}
+
+RunResult execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
+                      const std::function<bool(const EpochRecord&)>& on_epoch) {
+  RunResult result;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const auto parts = build_run(plan, registries, spec_dir);
+    Trainer trainer(*parts->model, parts->params, registries, plan.training, plan.seed);
+    const RunStatus status = trainer.run(on_epoch);
+    result.status = to_string(status);
+    result.history = trainer.history();
+    if (status != RunStatus::diverged && status != RunStatus::interrupted) {
+      result.metrics = parts->model->evaluate(true);
+      result.attention = parts->model->record_attention(plan.record_attention);
+    }
+    if (!result.history.empty()) result.metrics["train_loss"] = result.history.back().train_loss;
+    for (const auto& [name, var] : parts->params.items()) result.params.emplace_back(name, var.value());
+    if (const auto* seq = std::get_if<SequenceData>(&parts->data)) {
+      result.src_vocab = seq->src_vocab.tokens();
+      result.tgt_vocab = seq->tgt_vocab.tokens();
+      result.num_steps = seq->num_steps;
+    }
+  } catch (const std::exception& e) {
+    result.status = "failed";
+    result.error = e.what();
+  }
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries) {
+  std::vector<Diagnostic> out;
+  std::set<std::string> seen;
+  auto report = [&](const std::string& where, const std::string& message) {
+    if (seen.insert(where + "\n" + message).second) out.push_back({where, message});
+  };
+  for (const RunPlan& plan : spec.runs) {
+    try {
+      const auto parts = build_run(plan, registries, spec.directory);
+      const auto named = parts->params.items();
+      make_plugin(registries.optimizers, plan.training.optimizer,
+                  OptimizerArgs{plan.training.optimizer.options, named, plan.training.lr});
+      if (!plan.training.early_stopping.empty()) {
+        const Metrics m = parts->model->evaluate(true);
+        if (!m.count(plan.training.early_stopping)) {
+          std::vector<std::string> names;
+          for (const auto& kv : m) names.push_back(kv.first);
+          report(where_of(plan, "training.early_stopping.metric"),
+                 unknown_name_message("metric", plan.training.early_stopping, names) + " (what model '" + plan.model +
+                     "' reports)");
+        }
+      }
+    } catch (const OptionError& e) {
+      report(e.where(), std::string(e.what()).substr(e.where().empty() ? 0 : e.where().size() + 2));
+    } catch (const std::exception& e) {
+      report(spec.path, std::string("run '") + plan.id + "': " + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace attn

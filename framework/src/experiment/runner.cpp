@@ -1,0 +1,226 @@
+#include "attnlab/experiment/runner.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <tbb/concurrent_queue.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include "attnlab/experiment/progress.hpp"
+#include "attnlab/experiment/results_file.hpp"
+#include "attnlab/experiment/run.hpp"
+#include "attnlab/io/hdf5_file.hpp"
+#include "attnlab/plugin_loader.hpp"
+
+namespace attn {
+namespace {
+
+std::atomic<bool> interrupted{false};
+void on_sigint(int) { interrupted = true; }
+
+void print(const std::vector<Diagnostic>& diags) {
+  for (const Diagnostic& d : diags) std::fprintf(stderr, "%s\n", d.str().c_str());
+  std::fprintf(stderr, "%zu problem%s found; nothing was run or written.\n", diags.size(), diags.size() == 1 ? "" : "s");
+}
+
+struct Prepared {
+  Spec spec;
+  Registries registries;
+  std::string output;
+};
+
+// Reads and validates everything; prints the problems and returns nothing when there are any.
+std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOptions& options) {
+  SpecResult read = read_spec(spec_path, options.overrides);
+  if (!read.spec) {
+    print(read.diagnostics);
+    return nullptr;
+  }
+  auto p = std::make_unique<Prepared>();
+  p->spec = std::move(*read.spec);
+  register_builtins(p->registries);
+  std::vector<Diagnostic> diags;
+  const auto& plugin_where = p->spec.runs[0].values;
+  for (std::size_t i = 0; i < p->spec.plugins.size(); ++i) {
+    try {
+      load_plugin(p->spec.plugins[i], p->registries);
+    } catch (const std::exception& e) {
+      diags.push_back({plugin_where.at("plugins").item_where.at(i), e.what()});
+    }
+  }
+  for (const std::string& path : options.plugins) {
+    try {
+      load_plugin(path, p->registries);
+    } catch (const std::exception& e) {
+      diags.push_back({"--plugin " + path, e.what()});
+    }
+  }
+  if (diags.empty()) diags = validate_runs(p->spec, p->registries);
+  p->output = options.output ? *options.output : p->spec.output;
+  if (!diags.empty()) {
+    print(diags);
+    return nullptr;
+  }
+  return p;
+}
+
+// The output must be creatable (or resumable) before any training starts.
+std::optional<std::string> output_problem(const std::string& path, const RunnerOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (!fs::is_directory(dir, ec)) return "the output directory '" + dir.string() + "' does not exist; create it or choose another output";
+  if (access(dir.c_str(), W_OK) != 0) return "the output directory '" + dir.string() + "' is not writable";
+  const bool exists = fs::exists(path, ec);
+  if (o.resume && !exists) return "--resume: '" + path + "' does not exist (run without --resume to start)";
+  if (!o.resume && exists && !o.force)
+    return "'" + path + "' already exists; use --force to overwrite it or --resume to complete the sweep it holds";
+  if (exists && access(path.c_str(), W_OK) != 0) return "'" + path + "' is not writable";
+  return std::nullopt;
+}
+
+struct Finished {
+  std::size_t index;
+  RunResult result;
+};
+
+}  // namespace
+
+int validate_experiment(const std::string& spec_path, const RunnerOptions& options) {
+  const auto p = prepare(spec_path, options);
+  if (!p) return 2;
+  std::printf("%s: valid; %zu run%s:\n", spec_path.c_str(), p->spec.runs.size(), p->spec.runs.size() == 1 ? "" : "s");
+  for (const RunPlan& r : p->spec.runs)
+    std::printf("  %-40s %s on %s, %zu epochs\n", r.id.c_str(), r.model.c_str(), r.dataset.c_str(), r.training.epochs);
+  return 0;
+}
+
+int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
+  const auto p = prepare(spec_path, options);
+  if (!p) return 2;
+  const Spec& spec = p->spec;
+  if (const auto problem = output_problem(p->output, options)) {
+    std::fprintf(stderr, "attnlab run: %s\nNothing was run or written.\n", problem->c_str());
+    return 2;
+  }
+  std::set<std::string> done;
+  if (options.resume) {
+    try {
+      if (ResultsFile::spec_text(p->output) != spec.text) {
+        std::fprintf(stderr, "attnlab run: --resume: '%s' was written by a different spec than %s; "
+                             "resume with the same spec (or start anew with --force)\n", p->output.c_str(), spec_path.c_str());
+        return 2;
+      }
+      for (const RunSummaryInput& r : ResultsFile::runs(p->output))
+        if (r.status == "finished" || r.status == "early_stopped" || r.status == "diverged") done.insert(r.id);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab run: --resume: %s\n", e.what());
+      return 2;
+    }
+  } else {
+    ResultsFile::create(p->output, spec);
+  }
+
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  set_blas_threads(1);  // parallel runs: one BLAS thread each
+  std::vector<const RunPlan*> todo;
+  for (const RunPlan& r : spec.runs)
+    if (!done.count(r.id)) todo.push_back(&r);
+  std::printf("%s: %zu run%s on %d thread%s -> %s\n", spec.name.c_str(), spec.runs.size(), spec.runs.size() == 1 ? "" : "s",
+              threads, threads == 1 ? "" : "s", p->output.c_str());
+  std::fflush(stdout);
+
+  interrupted = false;
+  const auto previous = std::signal(SIGINT, on_sigint);
+  Progress progress(stdout, isatty(fileno(stdout)) != 0, spec.runs.size(), done.size());
+  tbb::concurrent_bounded_queue<std::shared_ptr<Finished>> queue;
+  std::atomic<bool> write_failed{false};
+  std::string write_error;
+  std::size_t failures = 0;
+
+  // The one writer: saves each run as it finishes, refreshes the progress display.
+  std::thread writer([&] {
+    for (std::size_t written = 0; written < todo.size();) {
+      std::shared_ptr<Finished> f;
+      if (!queue.try_pop(f)) {
+        progress.redraw();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      ++written;
+      const RunResult& r = f->result;
+      const RunPlan& plan = spec.runs[f->index];
+      if (r.status != "finished" && r.status != "early_stopped") ++failures;
+      try {
+        ResultsFile::write_run(p->output, plan, r);
+      } catch (const std::exception& e) {
+        write_failed = true;
+        write_error = e.what();
+      }
+      std::string note = r.error;
+      if (note.empty())
+        for (const char* m : {"valid_exact_match", "train_exact_match", "valid_bleu", "test_mse", "valid_loss"})
+          if (r.metrics.count(m)) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%s %.4g", m, r.metrics.at(m));
+            note = buf;
+            break;
+          }
+      progress.finished(plan.id, r.status, r.wall_seconds, note);
+    }
+  });
+
+  {
+    tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads) + 1);
+    tbb::task_arena arena(threads);
+    tbb::task_group group;
+    arena.execute([&] {
+      for (const RunPlan* plan : todo)
+        group.run([&, plan] {
+          auto f = std::make_shared<Finished>();
+          f->index = plan->index;
+          if (interrupted) {
+            f->result.status = "interrupted";
+          } else {
+            progress.started(plan->id, plan->training.epochs);
+            f->result = execute_run(*plan, p->registries, spec.directory, [&](const EpochRecord& e) {
+              progress.epoch(plan->id, e.epoch, e.train_loss);
+              return !interrupted.load();
+            });
+          }
+          queue.push(f);
+        });
+      group.wait();
+    });
+  }
+  writer.join();
+  std::signal(SIGINT, previous);
+  progress.done();
+  if (write_failed) {
+    std::fprintf(stderr, "attnlab run: could not write results: %s\n", write_error.c_str());
+    return 1;
+  }
+
+  const Summary summary = summarize(ResultsFile::runs(p->output));
+  ResultsFile::write_summary(p->output, summary);
+  std::printf("\n%s\nresults: %s  (attnlab compare %s --format markdown)\n", format_summary(summary, TableFormat::text).c_str(),
+              p->output.c_str(), p->output.c_str());
+  if (interrupted) {
+    std::fprintf(stderr, "interrupted: unfinished runs are marked 'interrupted'; complete them with --resume\n");
+    return 130;
+  }
+  if (failures) std::fprintf(stderr, "%zu run%s did not finish (see the table and `attnlab inspect`)\n", failures, failures == 1 ? "" : "s");
+  return failures ? 1 : 0;
+}
+
+}  // namespace attn
