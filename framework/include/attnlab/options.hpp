@@ -30,8 +30,10 @@ class OptionError : public std::runtime_error {
 class Options {
  public:
   Options() = default;
-  // A value as text (YAML scalar), with where it came from for error messages.
-  void set(const std::string& key, const std::string& value, const std::string& where = "");
+  // A value as text (YAML scalar), with where it came from for error messages: the value's
+  // place (for bad values) and the key's (for unknown keys; the value's when not given).
+  void set(const std::string& key, const std::string& value, const std::string& where = "",
+           const std::string& key_where = "");
   bool has(const std::string& key) const { return values_.count(key) > 0; }
 
   // The option's value, or `fallback` when absent. Throws OptionError (naming the option and
@@ -48,6 +50,7 @@ class Options {
   // with the closest read key as a suggestion.
   void require_all_read(const std::string& owner) const;
   std::string where(const std::string& key) const;
+  std::string key_where(const std::string& key) const;
   // Every key (read or not), for building sub-options.
   std::vector<std::string> keys() const;
   const std::string& text(const std::string& key) const { return values_.at(key).text; }
@@ -55,7 +58,7 @@ class Options {
 
  private:
   struct Value {
-    std::string text, where;
+    std::string text, where, key_where;
   };
   std::map<std::string, Value> values_;
   mutable std::set<std::string> read_;

@@ -16,8 +16,14 @@ std::string option_text(double v) {
   return buf;
 }
 
-void Options::set(const std::string& key, const std::string& value, const std::string& where) {
-  values_[key] = Value{value, where};
+void Options::set(const std::string& key, const std::string& value, const std::string& where,
+                  const std::string& key_where) {
+  values_[key] = Value{value, where, key_where.empty() ? where : key_where};
+}
+
+std::string Options::key_where(const std::string& key) const {
+  const auto it = values_.find(key);
+  return it == values_.end() ? "" : it->second.key_where;
 }
 
 std::string Options::where(const std::string& key) const {
@@ -46,7 +52,7 @@ void Options::require_all_read(const std::string& owner) const {
     msg += read_.empty() ? " (it takes no options)" : " known: ";
     std::size_t i = 0;
     for (const std::string& k : read_) msg += (i++ ? ", " : "") + k;
-    throw OptionError(where(key), msg);
+    throw OptionError(key_where(key), msg);
   }
 }
 
@@ -58,9 +64,9 @@ std::optional<T> parse_integer(const std::string& text) {
   errno = 0;
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (errno || *end != '\0' || v < static_cast<long long>(std::numeric_limits<T>::min()) ||
-      static_cast<unsigned long long>(v) > static_cast<unsigned long long>(std::numeric_limits<T>::max()) ||
-      (std::numeric_limits<T>::min() == 0 && v < 0))
+  if (errno || *end != '\0') return std::nullopt;
+  if (v < 0 ? v < static_cast<long long>(std::numeric_limits<T>::min())
+            : static_cast<unsigned long long>(v) > static_cast<unsigned long long>(std::numeric_limits<T>::max()))
     return std::nullopt;
   return static_cast<T>(v);
 }

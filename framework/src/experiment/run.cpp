@@ -16,16 +16,29 @@ std::string where_of(const RunPlan& plan, const std::string& key) {
 }  // namespace
 
 // make_plugin checks that the plugin read every option it was given (unknown ones are errors).
+// Errors without a location of their own are attributed to the dataset's or the model's name.
 std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir) {
   auto parts = std::make_unique<RunParts>();
   const PluginChoice dataset{plan.dataset, plan.dataset_options, where_of(plan, "dataset.name")};
-  parts->source = make_plugin(registries.datasets, dataset, DatasetArgs{dataset.options, spec_dir});
-  Rng data_rng = Rng(plan.seed).derive("data");
-  parts->data = parts->source->load(data_rng);
-  Rng init_rng = Rng(plan.seed).derive("init");
+  try {
+    parts->source = make_plugin(registries.datasets, dataset, DatasetArgs{dataset.options, spec_dir});
+    Rng data_rng = Rng(plan.seed).derive("data");
+    parts->data = parts->source->load(data_rng);
+  } catch (const OptionError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw OptionError(dataset.where, e.what());
+  }
   const PluginChoice model{plan.model, plan.model_options, where_of(plan, "model.name")};
-  parts->model = make_plugin(registries.models, model,
-                             ModelArgs{registries, ParamScope(parts->params, init_rng), model.options, parts->data});
+  try {
+    Rng init_rng = Rng(plan.seed).derive("init");
+    parts->model = make_plugin(registries.models, model,
+                               ModelArgs{registries, ParamScope(parts->params, init_rng), model.options, parts->data});
+  } catch (const OptionError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw OptionError(model.where, e.what());
+  }
   return parts;
 }
 

@@ -39,17 +39,16 @@ struct Prepared {
   std::string output;
 };
 
-// Reads and validates everything; prints the problems and returns nothing when there are any.
-std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOptions& options) {
+// Reads and validates everything; returns nothing and fills `diags` when there are problems.
+std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOptions& options, std::vector<Diagnostic>& diags) {
   SpecResult read = read_spec(spec_path, options.overrides);
   if (!read.spec) {
-    print(read.diagnostics);
+    diags = std::move(read.diagnostics);
     return nullptr;
   }
   auto p = std::make_unique<Prepared>();
   p->spec = std::move(*read.spec);
   register_builtins(p->registries);
-  std::vector<Diagnostic> diags;
   const auto& plugin_where = p->spec.runs[0].values;
   for (std::size_t i = 0; i < p->spec.plugins.size(); ++i) {
     try {
@@ -67,10 +66,14 @@ std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOpti
   }
   if (diags.empty()) diags = validate_runs(p->spec, p->registries);
   p->output = options.output ? *options.output : p->spec.output;
-  if (!diags.empty()) {
-    print(diags);
-    return nullptr;
-  }
+  if (!diags.empty()) return nullptr;
+  return p;
+}
+
+std::unique_ptr<Prepared> prepare_or_print(const std::string& spec_path, const RunnerOptions& options) {
+  std::vector<Diagnostic> diags;
+  auto p = prepare(spec_path, options, diags);
+  if (!p) print(diags);
   return p;
 }
 
@@ -96,8 +99,14 @@ struct Finished {
 
 }  // namespace
 
+std::vector<Diagnostic> check_spec(const std::string& spec_path, const RunnerOptions& options) {
+  std::vector<Diagnostic> diags;
+  prepare(spec_path, options, diags);
+  return diags;
+}
+
 int validate_experiment(const std::string& spec_path, const RunnerOptions& options) {
-  const auto p = prepare(spec_path, options);
+  const auto p = prepare_or_print(spec_path, options);
   if (!p) return 2;
   std::printf("%s: valid; %zu run%s:\n", spec_path.c_str(), p->spec.runs.size(), p->spec.runs.size() == 1 ? "" : "s");
   for (const RunPlan& r : p->spec.runs)
@@ -106,7 +115,7 @@ int validate_experiment(const std::string& spec_path, const RunnerOptions& optio
 }
 
 int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
-  const auto p = prepare(spec_path, options);
+  const auto p = prepare_or_print(spec_path, options);
   if (!p) return 2;
   const Spec& spec = p->spec;
   if (const auto problem = output_problem(p->output, options)) {

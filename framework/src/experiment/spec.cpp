@@ -200,11 +200,40 @@ std::string check_scalar(const std::string& key, const KeyRule& rule, const std:
   return "";
 }
 
+// The keys a spec may have at the top.
+const std::set<std::string>& top_level() {
+  static const std::set<std::string> keys = {"name", "description", "seed", "output", "plugins", "dataset",
+                                             "model", "training", "evaluation", "record", "sweep"};
+  return keys;
+}
+
+// The location of a section key `top` given the location of one of its children: same file,
+// but we only know the child's place; sections are reported where their first child is, one
+// line up (YAML block style puts the section name on the line above).
+std::string section_where(const std::string& child_where, const std::string&) {
+  const auto last = child_where.rfind(':');
+  const auto mid = child_where.rfind(':', last - 1);
+  if (last == std::string::npos || mid == std::string::npos) return child_where;
+  const int line = std::stoi(child_where.substr(mid + 1, last - mid - 1));
+  return child_where.substr(0, mid) + ":" + std::to_string(std::max(1, line - 1)) + ":1";
+}
+
 // Validates the fixed keys of a flat table (plugin options are left to the plugins).
 void check_table(const std::map<std::string, SpecValue>& table, std::vector<Diagnostic>& diags) {
+  std::set<std::string> reported_sections;
   for (const auto& [key, value] : table) {
     if (is_plugin_option(key)) continue;
     const auto rule = rules().find(key);
+    const std::string top = key.substr(0, key.find('.'));
+    if (rule == rules().end() && top != key && !top_level().count(top)) {  // an unknown section
+      if (reported_sections.insert(top).second) {
+        std::string msg = "unknown key '" + top + "'";
+        const std::string guess = closest_name(top, {top_level().begin(), top_level().end()});
+        if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+        diags.push_back({section_where(value.where, top), msg});
+      }
+      continue;
+    }
     if (rule == rules().end()) {
       std::string msg = "unknown key '" + key + "'";
       const std::string guess = closest_name(key, known_keys());
@@ -231,6 +260,22 @@ void check_table(const std::map<std::string, SpecValue>& table, std::vector<Diag
         if (starts_with(k, section + ".")) { where = v.where; break; }
       diags.push_back({where, "missing '" + required + "' (which " + section + " to use)"});
     }
+}
+
+// Diagnostics in file order (line, then column); others (--set, whole file) keep their order.
+void sort_by_position(std::vector<Diagnostic>& diags) {
+  auto position = [](const std::string& where) {
+    const auto last = where.rfind(':');
+    const auto mid = last == std::string::npos ? std::string::npos : where.rfind(':', last - 1);
+    if (mid == std::string::npos) return std::pair<long, long>{0, 0};
+    try {
+      return std::pair<long, long>{std::stol(where.substr(mid + 1, last - mid - 1)), std::stol(where.substr(last + 1))};
+    } catch (const std::exception&) {
+      return std::pair<long, long>{0, 0};
+    }
+  };
+  std::stable_sort(diags.begin(), diags.end(),
+                   [&](const Diagnostic& a, const Diagnostic& b) { return position(a.where) < position(b.where); });
 }
 
 // A value written on the command line as key=value.
@@ -287,7 +332,7 @@ Options options_under(const std::map<std::string, SpecValue>& table, const std::
         for (std::size_t i = 0; i < v.items.size(); ++i) text += (i ? ", " : "") + v.items[i];
         text += "]";
       }
-      o.set(k.substr(prefix.size()), text, v.is_list ? v.where : v.item_where[0]);
+      o.set(k.substr(prefix.size()), text, v.is_list ? v.where : v.item_where[0], v.where);
     }
   return o;
 }
@@ -334,24 +379,47 @@ RunPlan make_plan(const std::map<std::string, SpecValue>& table, const std::vect
 
 }  // namespace
 
+namespace {
+
+// Emits the flat entries [begin, end) (sorted, sharing the first `depth` segments) as nested maps.
+using Entry = std::pair<std::vector<std::string>, const SpecValue*>;
+void emit(YAML::Emitter& out, std::vector<Entry>::const_iterator begin, std::vector<Entry>::const_iterator end, std::size_t depth) {
+  out << YAML::BeginMap;
+  for (auto it = begin; it != end;) {
+    const std::string& head = it->first[depth];
+    auto group_end = it;
+    while (group_end != end && group_end->first[depth] == head) ++group_end;
+    out << YAML::Key << head << YAML::Value;
+    if (it->first.size() == depth + 1) {
+      const SpecValue& v = *it->second;
+      if (v.is_list) {
+        out << YAML::Flow << YAML::BeginSeq;
+        for (const auto& item : v.items) out << item;
+        out << YAML::EndSeq;
+      } else {
+        out << v.text();
+      }
+    } else {
+      emit(out, it, group_end, depth + 1);
+    }
+    it = group_end;
+  }
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
 std::string RunPlan::config_yaml() const {
-  YAML::Node root;
+  std::vector<Entry> entries;
   for (const auto& [key, v] : values) {
     std::vector<std::string> parts;
     std::stringstream ss(key);
     for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
-    std::vector<YAML::Node> path{root};
-    for (std::size_t i = 0; i + 1 < parts.size(); ++i) path.push_back(path.back()[parts[i]]);
-    YAML::Node leaf = path.back()[parts.back()];
-    if (v.is_list) {
-      for (const auto& item : v.items) leaf.push_back(item);
-      leaf.SetStyle(YAML::EmitterStyle::Flow);
-    } else {
-      leaf = v.text();
-    }
+    entries.emplace_back(std::move(parts), &v);
   }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.first < b.first; });
   YAML::Emitter out;
-  out << root;
+  emit(out, entries.begin(), entries.end(), 0);
   return out.c_str();
 }
 
@@ -413,6 +481,7 @@ SpecResult read_spec_text(const std::string& text, const std::string& path, cons
       if (!problem.empty()) diags.push_back({values.item_where[i], problem});
     }
   }
+  sort_by_position(diags);
   if (!diags.empty()) return result;
 
   spec.name = get<std::string>(table, "name", std::filesystem::path(path).stem().string());

@@ -107,7 +107,7 @@ class Seq2Seq final : public SequenceModel {
         multi_head_.emplace(a.registries, a.params.child("decoder").child("attention"), c, dec_hidden, dec_hidden, dec_hidden);
         context_dim_ = dec_hidden;
       }
-      att.require_all_read("model option 'attention'");
+      att.require_all_read("the attention of model 'seq2seq'");
     } else {
       context_dim_ = dec_hidden;
     }

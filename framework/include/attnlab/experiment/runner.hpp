@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/experiment/spec.hpp"
+
 namespace attn {
 
 struct RunnerOptions {
@@ -23,5 +25,9 @@ struct RunnerOptions {
 // 2 the spec or the command line is invalid (nothing was run or written); 130 Ctrl-C.
 int run_experiment(const std::string& spec_path, const RunnerOptions& options);
 int validate_experiment(const std::string& spec_path, const RunnerOptions& options);
+
+struct Diagnostic;
+// Every problem `attnlab validate` would report (empty when the spec is valid).
+std::vector<Diagnostic> check_spec(const std::string& spec_path, const RunnerOptions& options);
 
 }  // namespace attn

@@ -1,0 +1,180 @@
+// The experiment runner: the corpus of bad specs (each with the errors it must produce),
+// nothing written on a bad spec, determinism across thread counts, --resume, failure
+// isolation, the results file read back with h5py and h5dump, and the comparison table.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "attnlab/experiment/results_file.hpp"
+#include "attnlab/experiment/runner.hpp"
+#include "attnlab/io/hdf5_file.hpp"
+
+using namespace attn;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string source_root = ATTNLAB_SOURCE_ROOT;
+const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
+
+std::string spec(const std::string& name) { return source_root + "/tests/specs/" + name; }
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char name[] = "/tmp/attnlab-runner-XXXXXX";
+    path = mkdtemp(name);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& f) const { return (path / f).string(); }
+};
+
+int shell(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+RunnerOptions quiet_options(int threads, const std::string& output) {
+  RunnerOptions o;
+  o.threads = threads;
+  o.output = output;
+  return o;
+}
+
+// Every parameter and metric of every run, for bit-for-bit comparisons.
+std::map<std::string, std::string> fingerprint(const std::string& path) {
+  const Hdf5File f(path, Hdf5File::Mode::read);
+  std::map<std::string, std::string> out;
+  std::function<void(const std::string&)> walk = [&](const std::string& g) {
+    for (const std::string& c : f.children(g)) {
+      const std::string p = g + "/" + c;
+      if (f.is_group(p)) {
+        walk(p);
+      } else if (p.find("/params/") != std::string::npos) {
+        const Tensor t = f.read(p);
+        out[p] = std::string(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(float));
+      }
+    }
+  };
+  walk("/runs");
+  for (const std::string& id : f.children("/runs"))
+    for (const std::string& a : f.attr_names("/runs/" + id))
+      if (a.rfind("metric.", 0) == 0) out[id + "@" + a] = std::to_string(f.attr_double("/runs/" + id, a));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every bad spec of the corpus gives exactly the errors written in it", "[runner][specs]") {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(source_root + "/tests/specs/bad")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++count;
+    const std::string path = entry.path().string();
+    std::vector<std::string> expected;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("# expect: ", 0) == 0) expected.push_back(path + line.substr(10));
+    std::vector<std::string> got;
+    for (const Diagnostic& d : check_spec(path, {})) got.push_back(d.str());
+    INFO(path);
+    REQUIRE_FALSE(expected.empty());
+    CHECK(got == expected);
+  }
+  CHECK(count >= 30);
+}
+
+TEST_CASE("a bad spec runs nothing, writes nothing and exits with 2", "[runner][specs]") {
+  TempDir tmp;
+  const std::string out = tmp / "out.h5";
+  CHECK(shell(attnlab_exe + " run " + spec("bad/many_problems.yaml") + " --output " + out + " 2>/dev/null") == 2);
+  CHECK_FALSE(fs::exists(out));
+  CHECK(shell(attnlab_exe + " validate " + spec("bad/unknown_scoring.yaml") + " 2>/dev/null") == 2);
+  CHECK(shell(attnlab_exe + " validate " + spec("good/tiny-sweep.yaml") + " > /dev/null") == 0);
+  // an existing output is refused without --force or --resume
+  std::ofstream(out) << "precious";
+  CHECK(shell(attnlab_exe + " run " + spec("good/tiny-sweep.yaml") + " --output " + out + " 2>/dev/null") == 2);
+  std::ifstream back(out);
+  std::string content;
+  back >> content;
+  CHECK(content == "precious");
+  // a missing output directory is refused before any training
+  CHECK(shell(attnlab_exe + " run " + spec("good/tiny-sweep.yaml") + " --output " + tmp / "no/such/dir.h5" + " 2>/dev/null") == 2);
+}
+
+TEST_CASE("--set overrides keys and is validated like the file", "[runner][specs]") {
+  RunnerOptions o;
+  o.overrides = {"training.epochs=7", "model.attention.scoring=general"};
+  CHECK(check_spec(spec("good/tiny-sweep.yaml"), o).empty());
+  o.overrides = {"training.epocs=7"};
+  const auto diags = check_spec(spec("good/tiny-sweep.yaml"), o);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].str() == "--set training.epocs=7: unknown key 'training.epocs'; did you mean 'training.epochs'?");
+}
+
+TEST_CASE("the shipped experiments are valid", "[runner][specs]") {
+  for (const auto& entry : fs::directory_iterator(source_root + "/experiments")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path());
+    CHECK(check_spec(entry.path().string(), {}).empty());
+  }
+}
+
+TEST_CASE("same spec and seed: bit-identical weights and metrics with 1 and 2 threads; --resume completes a sweep identically", "[runner][determinism][slow]") {
+  TempDir tmp;
+  const std::string one = tmp / "one.h5", two = tmp / "two.h5";
+  REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), quiet_options(1, one)) == 0);
+  REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), quiet_options(2, two)) == 0);
+  const auto a = fingerprint(one), b = fingerprint(two);
+  CHECK(a.size() > 4 * 10);
+  CHECK(a == b);
+
+  // Knock two runs out of a copy (as if the sweep had been interrupted), then resume it.
+  const std::string partial = tmp / "partial.h5";
+  fs::copy_file(one, partial);
+  {
+    Hdf5File f(partial, Hdf5File::Mode::read_write);
+    f.remove("/runs/scoring-dot_seed-2");
+    f.set_attr("/runs/scoring-additive_seed-1", "status", std::string("interrupted"));
+  }
+  RunnerOptions resume = quiet_options(2, partial);
+  resume.resume = true;
+  REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), resume) == 0);
+  CHECK(fingerprint(partial) == a);
+  CHECK(ResultsFile::run_ids(partial).size() == 4);
+}
+
+TEST_CASE("one run diverging or throwing does not stop the others; the exit code says so", "[runner][failures]") {
+  TempDir tmp;
+  const std::string out = tmp / "lr.h5";
+  CHECK(run_experiment(spec("good/lr-sweep-diverges.yaml"), quiet_options(2, out)) == 1);
+  std::map<std::string, std::string> status;
+  for (const auto& r : ResultsFile::runs(out)) status[r.id] = r.status;
+  CHECK(status["lr-0.5"] == "finished");
+  CHECK(status["lr-1.0e_30"] == "diverged");
+
+  const std::string thrown = tmp / "throws.h5";
+  RunnerOptions o = quiet_options(2, thrown);
+  o.plugins = {std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-throws_in_score.so"};
+  CHECK(run_experiment(spec("good/plugin-throws.yaml"), o) == 1);
+  const Hdf5File f(thrown, Hdf5File::Mode::read);
+  CHECK(f.attr_string("/runs/scoring-gaussian_learned", "status") == "finished");
+  CHECK(f.attr_string("/runs/scoring-throws_in_score", "status") == "failed");
+  CHECK_THAT(f.attr_string("/runs/scoring-throws_in_score", "error"), Catch::Contains("deliberate failure in score()"));
+}
+
+TEST_CASE("the results file reads back with h5py and h5dump; compare prints the table", "[runner][hdf5][slow]") {
+  TempDir tmp;
+  const std::string out = tmp / "r.h5";
+  REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), quiet_options(2, out)) == 0);
+  CHECK(shell("/usr/bin/python3 " + source_root + "/tests/read_results.py " + out + " > /dev/null") == 0);
+  CHECK(shell("h5dump -H " + out + " > /dev/null") == 0);
+  CHECK(shell(attnlab_exe + " compare " + out + " --format csv | grep -q '^\"scoring=dot\",2,2,'") == 0);
+  CHECK(shell(attnlab_exe + " compare " + out + " --format markdown | grep -q '^| scoring=additive'") == 0);
+  CHECK(shell(attnlab_exe + " compare " + spec("good/tiny-sweep.yaml") + " 2>/dev/null") == 1);  // not HDF5
+  CHECK(shell(attnlab_exe + " translate " + out + " --run scoring-additive_seed-1 '1 2 3' | grep -q '^1 2 3 => '") == 0);
+}
