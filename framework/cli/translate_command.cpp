@@ -51,17 +51,28 @@ int translate(const std::vector<std::string>& args) {
   for (std::size_t i = 1; i < a.positional().size(); ++i) {
     const std::string& sentence = a.positional()[i];
     if (invalid_utf8_at(sentence)) throw UsageError{"the sentence is not valid UTF-8"};
-    const Translation t = seq->translate(data.src_vocab.encode(split_tokens(preprocess_nmt(sentence))), decode);
+    std::vector<int> src_ids = data.src_vocab.encode(split_tokens(preprocess_nmt(sentence)));
+    const Translation t = seq->translate(src_ids, decode);
     std::printf("%s => %s\n", sentence.c_str(), join_tokens(data.tgt_vocab.decode(t.tokens)).c_str());
-    if (a.flag("--attention"))
-      for (const auto& [name, w] : t.attention) {
-        std::printf("  %s attention, layer 0 head 0 (rows: output steps, columns: keys):\n", name.c_str());
-        for (std::size_t q = 0; q < w.shape()[2]; ++q) {
-          std::printf("   ");
-          for (std::size_t k = 0; k < w.shape()[3]; ++k) std::printf(" %.2f", w(0, 0, q, k));
-          std::printf("\n");
-        }
+    if (!a.flag("--attention")) continue;
+    // Rows: the decoder's outputs (then <eos>); columns: the source tokens (then <eos>).
+    std::vector<std::string> rows, columns;
+    for (int id : t.tokens) rows.push_back(data.tgt_vocab.token(id));
+    rows.push_back("<eos>");
+    for (int id : src_ids) columns.push_back(data.src_vocab.token(id));
+    columns.push_back("<eos>");
+    for (const auto& [name, w] : t.attention) {
+      if (name == "decoder_self" || name == "encoder_self") continue;  // shown by `attnlab plot` (token x token)
+      std::printf("\n  %s attention, layer 0, head 0 of %zu (rows: output tokens, columns: source tokens)\n", name.c_str(), w.shape()[1]);
+      std::printf("  %8s", "");
+      for (const auto& c : columns) std::printf(" %6.6s", c.c_str());
+      std::printf("\n");
+      for (std::size_t q = 0; q < w.shape()[2] && q < rows.size(); ++q) {
+        std::printf("  %8.8s", rows[q].c_str());
+        for (std::size_t k = 0; k < columns.size() && k < w.shape()[3]; ++k) std::printf(" %6.2f", w(0, 0, q, k));
+        std::printf("\n");
       }
+    }
   }
   return 0;
 }
@@ -73,7 +84,7 @@ Command translate_command() {
           "usage: attnlab translate RESULTS.h5 [--run ID] [--beam K] [--alpha A] [--max-len N] [--attention] SENTENCE...\n"
           "  Loads the run's weights and vocabularies and decodes each sentence (greedy, or beam\n"
           "  search with --beam K and length penalty --alpha, default from the spec's evaluation:).\n"
-          "  --attention also prints the attention weights of every decoding step.",
+          "  --attention also prints the cross-attention weights: one row per output token, one column per source token.",
           translate};
 }
 

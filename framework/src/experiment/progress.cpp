@@ -28,9 +28,11 @@ std::string Progress::line_for(const std::string& id, const Active& a) const {
   const double elapsed = seconds_since(a.start);
   std::string eta = "?";
   if (a.epoch > 0 && a.epochs >= a.epoch) eta = duration(elapsed / static_cast<double>(a.epoch) * static_cast<double>(a.epochs - a.epoch));
+  char loss[32] = "-";
+  if (a.epoch > 0) std::snprintf(loss, sizeof loss, "%.4g", a.loss);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  %-36s epoch %4zu/%-4zu  loss %-10.4g  eta %s", id.c_str(), a.epoch, a.epochs,
-                a.loss, eta.c_str());
+  std::snprintf(buf, sizeof buf, "  %-36s epoch %4zu/%-4zu  loss %-10s  eta %s", id.c_str(), a.epoch, a.epochs, loss,
+                eta.c_str());
   return buf;
 }
 

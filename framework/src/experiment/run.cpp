@@ -77,7 +77,12 @@ std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& regist
   auto report = [&](const std::string& where, const std::string& message) {
     if (seen.insert(where + "\n" + message).second) out.push_back({where, message});
   };
+  std::set<std::string> checked;  // sweep points that differ only in the seed are checked once
   for (const RunPlan& plan : spec.runs) {
+    std::string key;
+    for (const auto& [k, v] : plan.values)
+      if (k != "seed") key += k + "=" + (v.is_list ? v.where : v.text()) + "\n";
+    if (!checked.insert(key).second) continue;
     try {
       const auto parts = build_run(plan, registries, spec.directory);
       const auto named = parts->params.items();

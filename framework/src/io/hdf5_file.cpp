@@ -3,6 +3,7 @@
 #include <H5Cpp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 
 namespace attn {
@@ -86,7 +87,10 @@ Hdf5File::Hdf5File(const std::string& path, Mode mode) : impl_(std::make_unique<
     if (mode == Mode::create_truncate) {
       impl_->file = H5::H5File(path, H5F_ACC_TRUNC);
     } else {
-      if (H5Fis_hdf5(path.c_str()) <= 0) throw H5::FileIException("", "not an HDF5 file (or unreadable)");
+      std::FILE* probe = std::fopen(path.c_str(), "rb");
+      if (!probe) throw H5::FileIException("", "no such file, or not readable");
+      std::fclose(probe);
+      if (H5Fis_hdf5(path.c_str()) <= 0) throw H5::FileIException("", "not an HDF5 file");
       impl_->file = H5::H5File(path, mode == Mode::read ? H5F_ACC_RDONLY : H5F_ACC_RDWR);
     }
   });
