@@ -9,7 +9,8 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
                      const std::set<std::string>& valued) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
+    const bool short_known = flags.count(a) || valued.count(a);  // e.g. -o
+    if ((a.size() > 2 && a.compare(0, 2, "--") == 0) || short_known) {
       std::string name = a, inline_value;
       const auto eq = a.find('=');
       const bool has_inline = eq != std::string::npos && valued.count(a.substr(0, eq));

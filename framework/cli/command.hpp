@@ -25,5 +25,8 @@ Command run_command();
 Command validate_command();
 Command compare_command();
 Command translate_command();
+Command inspect_command();
+Command plot_command();
+Command report_command();
 
 }  // namespace attn::cli

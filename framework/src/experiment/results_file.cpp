@@ -101,6 +101,7 @@ void ResultsFile::write_run(const std::string& path, const RunPlan& plan, const 
       if (!m.key_positions.empty()) f.write(mg + "/key_positions", positions(m.key_positions));
     }
   }
+  for (const auto& [name, t] : r.plot_data) f.write(g + "/data/" + name, t);
   if (!r.src_vocab.empty()) {
     f.write(g + "/vocab/source", r.src_vocab);
     f.write(g + "/vocab/target", r.tgt_vocab);

@@ -55,6 +55,7 @@ RunResult execute_run(const RunPlan& plan, const Registries& registries, const s
     if (status != RunStatus::diverged && status != RunStatus::interrupted) {
       result.metrics = parts->model->evaluate(true);
       result.attention = parts->model->record_attention(plan.record_attention);
+      result.plot_data = parts->model->plot_data();
     }
     if (!result.history.empty()) result.metrics["train_loss"] = result.history.back().train_loss;
     for (const auto& [name, var] : parts->params.items()) result.params.emplace_back(name, var.value());

@@ -56,6 +56,13 @@ class NadarayaWatson final : public Model {
             {"train_mse", train_se / static_cast<double>(data_.x_train.size())}};
   }
 
+  std::vector<std::pair<std::string, Tensor>> plot_data() override {
+    Tensor prediction = test_attention().output.value();
+    prediction.reshape({data_.x_test.size()});
+    return {{"x_train", data_.x_train}, {"y_train", data_.y_train}, {"x_test", data_.x_test},
+            {"y_truth", data_.y_test}, {"y_prediction", prediction}};
+  }
+
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>&) override {
     const AttentionResult r = test_attention();
     ExampleAttention ex;

@@ -20,6 +20,7 @@ struct RunResult {
   std::vector<EpochRecord> history;
   std::vector<std::pair<std::string, Tensor>> params;  // dotted name -> value
   std::vector<ExampleAttention> attention;
+  std::vector<std::pair<std::string, Tensor>> plot_data;  // Model::plot_data()
   std::vector<std::string> src_vocab, tgt_vocab;  // sequence data only (for `attnlab translate`)
   std::size_t num_steps = 0;
 };

@@ -60,6 +60,9 @@ class Model {
   virtual std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) = 0;
   // False when there is nothing to learn (e.g. Nadaraya-Watson with a fixed kernel).
   virtual bool trainable() const { return true; }
+  // Arrays a picture of this model needs, saved with the run (Nadaraya-Watson: the training
+  // points, the test grid, the truth and the prediction). Empty for most models.
+  virtual std::vector<std::pair<std::string, Tensor>> plot_data() { return {}; }
 };
 
 // The keys of `options` under "prefix." (the prefix removed); marks them read in `options`.
