@@ -7,7 +7,7 @@ namespace {
 
 RunnerOptions runner_options(const Arguments& a) {
   RunnerOptions o;
-  o.threads = a.integer("--threads", 0, 1, 1024);
+  o.threads = a.integer("--threads", 0, 0, 1024);
   o.resume = a.flag("--resume");
   o.force = a.flag("--force");
   o.overrides = a.all("--set");
@@ -29,7 +29,7 @@ Command run_command() {
           "usage: attnlab run SPEC.yaml [options]\n"
           "  Validates the spec (every problem at once), runs its sweep in parallel, writes every\n"
           "  run to the results file as it finishes, and prints the comparison table.\n"
-          "  --threads N       runs at once (default: all cores); each run uses one thread\n"
+          "  --threads N       runs at once (default 0: all cores); each run uses one thread\n"
           "  --set KEY=VALUE   override any key, e.g. --set training.epochs=5 (repeatable)\n"
           "  --plugin PATH     load a plugin library (repeatable; or list them under plugins: in the spec)\n"
           "  --output PATH     write here instead of the spec's output\n"

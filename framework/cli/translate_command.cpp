@@ -12,7 +12,7 @@ namespace attn::cli {
 namespace {
 
 int translate(const std::vector<std::string>& args) {
-  const Arguments a(args, {"--attention"}, {"--run", "--beam", "--alpha", "--max-len"});
+  const Arguments a(args, {"--attention"}, {"--run", "--beam", "--alpha", "--max-len", "--plugin"});
   if (a.positional().size() < 2) throw UsageError{"expected a results file and at least one sentence"};
   const std::string path = a.positional()[0];
   ResultsFile::check(path);
@@ -31,6 +31,7 @@ int translate(const std::vector<std::string>& args) {
   Registries registries;
   register_builtins(registries);
   for (const std::string& p : spec.spec->plugins) load_plugin(p, registries);
+  for (const std::string& p : a.all("--plugin")) load_plugin(p, registries);
   SequenceData data;
   data.src_vocab = Vocab(f.read_strings(g + "/vocab/source"));
   data.tgt_vocab = Vocab(f.read_strings(g + "/vocab/target"));
@@ -81,7 +82,8 @@ int translate(const std::vector<std::string>& args) {
 
 Command translate_command() {
   return {"translate", "decode new sentences with a trained run of a results file",
-          "usage: attnlab translate RESULTS.h5 [--run ID] [--beam K] [--alpha A] [--max-len N] [--attention] SENTENCE...\n"
+          "usage: attnlab translate RESULTS.h5 [--run ID] [--beam K] [--alpha A] [--max-len N] [--attention]\n"
+          "                         [--plugin PATH]... SENTENCE...\n"
           "  Loads the run's weights and vocabularies and decodes each sentence (greedy, or beam\n"
           "  search with --beam K and length penalty --alpha, default from the spec's evaluation:).\n"
           "  --attention also prints the cross-attention weights: one row per output token, one column per source token.",

@@ -90,13 +90,13 @@ std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& regist
       make_plugin(registries.optimizers, plan.training.optimizer,
                   OptimizerArgs{plan.training.optimizer.options, named, plan.training.lr});
       if (!plan.training.early_stopping.empty()) {
-        const Metrics m = parts->model->evaluate(true);
+        const Metrics m = parts->model->evaluate(false);  // what every evaluated epoch reports
         if (!m.count(plan.training.early_stopping)) {
           std::vector<std::string> names;
           for (const auto& kv : m) names.push_back(kv.first);
           report(where_of(plan, "training.early_stopping.metric"),
                  unknown_name_message("metric", plan.training.early_stopping, names) + " (what model '" + plan.model +
-                     "' reports)");
+                     "' reports every evaluated epoch)");
         }
       }
     } catch (const OptionError& e) {

@@ -123,6 +123,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
     return 2;
   }
   std::set<std::string> done;
+  std::size_t skipped_failures = 0;  // diverged runs kept from before still count against the exit code
   if (options.resume) {
     try {
       if (ResultsFile::spec_text(p->output) != spec.text) {
@@ -130,8 +131,17 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
                              "resume with the same spec (or start anew with --force)\n", p->output.c_str(), spec_path.c_str());
         return 2;
       }
-      for (const RunSummaryInput& r : ResultsFile::runs(p->output))
+      const Hdf5File existing(p->output, Hdf5File::Mode::read);
+      for (const RunSummaryInput& r : ResultsFile::runs(p->output)) {
+        const auto plan = std::find_if(spec.runs.begin(), spec.runs.end(), [&](const RunPlan& x) { return x.id == r.id; });
+        if (plan != spec.runs.end() && existing.attr_string("/runs/" + r.id, "config") != plan->config_yaml()) {
+          std::fprintf(stderr, "attnlab run: --resume: run '%s' in '%s' was made with another configuration (different --set?); "
+                               "resume with the same spec and overrides (or start anew with --force)\n", r.id.c_str(), p->output.c_str());
+          return 2;
+        }
         if (r.status == "finished" || r.status == "early_stopped" || r.status == "diverged") done.insert(r.id);
+        if (r.status == "diverged") ++skipped_failures;
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attnlab run: --resume: %s\n", e.what());
       return 2;
@@ -155,7 +165,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   tbb::concurrent_bounded_queue<std::shared_ptr<Finished>> queue;
   std::atomic<bool> write_failed{false};
   std::string write_error;
-  std::size_t failures = 0;
+  std::size_t failures = skipped_failures;
 
   // The one writer: saves each run as it finishes, refreshes the progress display.
   std::thread writer([&] {

@@ -110,6 +110,12 @@ class Reader {
         read_sweep(v, sweep);
         continue;
       }
+      if (!v.IsMap() && out.count(full)) {  // also written as a nested key elsewhere
+        const std::string& w = out[full].where;  // file:line:col
+        const std::string line = w.substr(0, w.rfind(':')).substr(w.substr(0, w.rfind(':')).rfind(':') + 1);
+        error(at(k.Mark()), "duplicate key '" + full + "' (also written on line " + line + "); a key may appear once");
+        continue;
+      }
       if (v.IsMap()) {
         flatten(v, full, out, sweep);
       } else if (v.IsSequence()) {
@@ -459,6 +465,25 @@ SpecResult read_spec_text(const std::string& text, const std::string& path, cons
   std::vector<std::pair<std::string, SpecValue>> sweep;  // in the order written
   reader.flatten(root, "", table, sweep);
   for (const std::string& o : overrides) apply_override(o, table, diags);
+  // --set sweep.KEY=[...] sets a sweep axis; --set KEY=value on a swept key fixes it (no sweep).
+  for (auto it = table.begin(); it != table.end();) {
+    if (it->first.rfind("sweep.", 0) != 0) { ++it; continue; }
+    const std::string key = it->first.substr(6);
+    SpecValue v = it->second;
+    if (!v.is_list) {
+      diags.push_back({v.where, "sweep values of '" + key + "' must be a non-empty list, e.g. [dot, additive]"});
+    } else {
+      auto axis = std::find_if(sweep.begin(), sweep.end(), [&](const auto& a) { return a.first == key; });
+      if (axis != sweep.end()) axis->second = v;
+      else sweep.emplace_back(key, v);
+    }
+    it = table.erase(it);
+  }
+  for (const std::string& o : overrides) {
+    const std::string key = o.substr(0, o.find('='));
+    if (key.rfind("sweep.", 0) == 0) continue;
+    sweep.erase(std::remove_if(sweep.begin(), sweep.end(), [&](const auto& a) { return a.first == key; }), sweep.end());
+  }
   check_table(table, diags);
 
   // Sweeps: each key must be a fixed key or a plugin option, each value valid for it.

@@ -98,7 +98,9 @@ LossResult SequenceModel::loss(const std::vector<std::size_t>& batch, Rng& rng) 
 }
 
 const SequenceSplit& SequenceModel::eval_split() const { return data_.valid.size() ? data_.valid : data_.train; }
-std::string SequenceModel::eval_prefix() const { return data_.valid.size() ? "valid_" : "train_"; }
+// Without a validation split the metrics are measured on the training set: "trainset_", so they
+// do not collide with the trainer's running train_loss.
+std::string SequenceModel::eval_prefix() const { return data_.valid.size() ? "valid_" : "trainset_"; }
 
 Metrics SequenceModel::evaluate(bool full) {
   const SequenceSplit& split = eval_split();
@@ -270,8 +272,7 @@ std::vector<ExampleAttention> SequenceModel::record_attention(const std::vector<
       const bool on_source = name == "encoder_self";
       AttentionMap map{name, w, on_source ? src_tokens : queries, name == "decoder_self" ? dec_keys : src_tokens, {}, {}};
       map.queries.resize(w.shape()[2], on_source ? "<pad>" : "<eos>");
-      // keys beyond the labels are padding positions
-      while (map.keys.size() < w.shape()[3]) map.keys.push_back("<pad>");
+      map.keys.resize(w.shape()[3], "<pad>");  // keys beyond the labels are padding positions
       ex.maps.push_back(std::move(map));
     }
     out.push_back(std::move(ex));

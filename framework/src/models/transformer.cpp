@@ -131,6 +131,12 @@ class Transformer final : public SequenceModel {
  public:
   explicit Transformer(const ModelArgs& a) : SequenceModel(a), h_(read_hyper(a.options)) {
     const std::string positional = a.options.get<std::string>("positional", "sinusoidal");
+    if (h_.max_len < data_.num_steps)
+      throw OptionError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(h_.max_len) +
+                                                        ") must be at least the dataset's num_steps (" + std::to_string(data_.num_steps) + ")");
+    if (h_.d % h_.heads != 0)
+      throw OptionError(a.options.where("heads"), "option 'd_model' (" + std::to_string(h_.d) + ") must be a multiple of 'heads' (" +
+                                                      std::to_string(h_.heads) + ")");
     const ParamScope enc = a.params.child("encoder"), dec = a.params.child("decoder");
     src_embed_.emplace(enc.child("embedding"), data_.src_vocab.size(), h_.d);
     tgt_embed_.emplace(dec.child("embedding"), data_.tgt_vocab.size(), h_.d);
