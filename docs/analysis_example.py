@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""Reading an attnlab results file in Python: list the runs, load a parameter, draw an
+attention map. Uses Debian's python3-h5py, python3-numpy and python3-matplotlib.
+
+usage: /usr/bin/python3 docs/analysis_example.py RESULTS.h5 [OUT.png]
+(docs/analysis.md walks through it; tests/test_analysis.cpp runs it on a file the runner made.)
+"""
+import sys
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")  # draw to a file, no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def text(values):
+    """HDF5 strings arrive as bytes or str depending on the h5py version."""
+    return [v.decode() if isinstance(v, bytes) else v for v in values]
+
+
+def main(path, out):
+    with h5py.File(path, "r") as f:
+        # 1. The runs, their status and final metrics (attributes named metric.<name>).
+        print(f"{f.attrs['name']}: {len(f['runs'])} runs")
+        for run_id, run in f["runs"].items():
+            metrics = {k[len("metric."):]: float(v) for k, v in run.attrs.items() if k.startswith("metric.")}
+            shown = ", ".join(f"{k} {v:.4g}" for k, v in sorted(metrics.items()) if "loss" in k or "exact" in k)
+            print(f"  {run_id:28s} {run.attrs['status']:9s} {shown}")
+
+        # 2. A parameter: dotted names are nested groups (decoder.output.W -> params/decoder/output/W).
+        run_id = next(iter(f["runs"]))
+        run = f["runs"][run_id]
+        W = run["params/decoder/output/W"][()]
+        print(f"{run_id}: decoder.output.W {W.shape} {W.dtype}, mean {W.mean():+.4f}, std {W.std():.4f}")
+
+        # 3. An attention map of a recorded example: weights [layer, head, n_q, n_k] with labels.
+        example = run["attention/example_0"]
+        name = next(iter(example))  # cross (seq2seq), or encoder_self/decoder_self/cross, or kernel
+        m = example[name]
+        weights = m["weights"][()][0].mean(axis=0)  # layer 0, averaged over heads -> [n_q, n_k]
+        queries, keys = text(m["queries"][()]), text(m["keys"][()])
+        print(f"example_0: '{example.attrs['source']}' -> '{example.attrs['prediction']}', {name} {m['weights'].shape}")
+
+    fig, ax = plt.subplots(figsize=(1 + 0.45 * len(keys), 1 + 0.45 * len(queries)))
+    image = ax.imshow(weights, cmap="viridis", vmin=0.0)
+    ax.set_xticks(range(len(keys)), keys, rotation=45)
+    ax.set_yticks(range(len(queries)), queries)
+    ax.set_xlabel("keys: source tokens")
+    ax.set_ylabel("queries: output tokens")
+    ax.set_title(f"{run_id}: {name} attention")
+    fig.colorbar(image, ax=ax, label="weight")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "attention.png")

@@ -1,0 +1,148 @@
+// Looking at results: inspect, plot and report on files the runner made; the h5py route of
+// docs/analysis.md; and clear errors (never a crash) on files that are not attnlab results.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "attnlab/experiment/runner.hpp"
+#include "attnlab/io/hdf5_file.hpp"
+
+using namespace attn;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string source_root = ATTNLAB_SOURCE_ROOT;
+const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
+
+struct Workspace {
+  fs::path dir;
+  std::string seq, nw;  // results of tests/specs/good/tiny-sweep.yaml and nw-fit.yaml
+  Workspace() {
+    char name[] = "/tmp/attnlab-analysis-XXXXXX";
+    dir = mkdtemp(name);
+    seq = (dir / "seq.h5").string();
+    nw = (dir / "nw.h5").string();
+    RunnerOptions o;
+    o.threads = 2;
+    o.output = seq;
+    REQUIRE(run_experiment(source_root + "/tests/specs/good/tiny-sweep.yaml", o) == 0);
+    o.output = nw;
+    REQUIRE(run_experiment(source_root + "/tests/specs/good/nw-fit.yaml", o) == 0);
+  }
+  ~Workspace() { fs::remove_all(dir); }
+  std::string operator/(const std::string& f) const { return (dir / f).string(); }
+};
+
+struct Output {
+  int code;
+  std::string text;
+};
+
+// Runs a command, capturing stdout and stderr; the exit code is -1 when it died of a signal.
+Output capture(const std::string& cmd) {
+  const std::string log = "/tmp/attnlab-analysis-out-" + std::to_string(getpid());
+  const int status = std::system((cmd + " > " + log + " 2>&1").c_str());
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::remove(log.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("inspect: runs, config differences, stored maps; --run shows the tree with shapes", "[analysis][inspect]") {
+  Workspace w;
+  const Output all = capture(attnlab_exe + " inspect " + w.seq);
+  REQUIRE(all.code == 0);
+  CHECK_THAT(all.text, Catch::Contains("4 of 4 planned runs written"));
+  CHECK_THAT(all.text, Catch::Contains("scoring-dot_seed-2"));
+  CHECK_THAT(all.text, Catch::Contains("model.attention.scoring: additive, dot"));
+  CHECK_THAT(all.text, Catch::Contains("seed: 1, 2"));
+  CHECK_THAT(all.text, Catch::Contains("example_0/cross [1, 1,"));
+  const Output one = capture(attnlab_exe + " inspect " + w.seq + " --run scoring-dot_seed-1");
+  REQUIRE(one.code == 0);
+  CHECK_THAT(one.text, Catch::Contains("params/") && Catch::Contains("W_ih  [8, 24]") && Catch::Contains("@status = finished"));
+  CHECK_THAT(capture(attnlab_exe + " inspect " + w.seq + " --run scoring-dto_seed-1").text,
+             Catch::Contains("did you mean 'scoring-dot_seed-1'?"));
+}
+
+TEST_CASE("plot: attention heatmaps with tokens, curves, the Nadaraya-Watson fit; SVG and PNG", "[analysis][plot]") {
+  Workspace w;
+  REQUIRE(capture(attnlab_exe + " plot " + w.seq + " --run scoring-additive_seed-1 --attention -o " + w / "a.svg").code == 0);
+  const std::string svg = read(w / "a.svg");
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK_THAT(svg, Catch::Contains("&lt;eos&gt;"));           // token labels on the axes
+  CHECK_THAT(svg, Catch::Contains("keys: source tokens"));
+  CHECK_THAT(svg, Catch::Contains(">weight</text>"));        // the colour bar's legend
+  REQUIRE(capture(attnlab_exe + " plot " + w.seq + " --curves -o " + w / "c.svg").code == 0);
+  CHECK_THAT(read(w / "c.svg"), Catch::Contains("scoring-dot_seed-2 train_loss"));
+  REQUIRE(capture(attnlab_exe + " plot " + w.nw + " --run scoring-gaussian_learned --fit -o " + w / "f.png").code == 0);
+  CHECK(read(w / "f.png").substr(1, 3) == "PNG");
+  CHECK_THAT(read(w / "f.svg"), Catch::Contains("training points") && Catch::Contains("kernel attention"));
+  const Output no_fit = capture(attnlab_exe + " plot " + w.seq + " --run scoring-dot_seed-1 --fit");
+  CHECK(no_fit.code == 1);
+  CHECK_THAT(no_fit.text, Catch::Contains("only nadaraya_watson runs do"));
+  CHECK(capture(attnlab_exe + " plot " + w.seq + " --attention").code == 2);  // which run?
+}
+
+TEST_CASE("report: one self-contained HTML file with table, curves and heatmaps", "[analysis][report]") {
+  Workspace w;
+  REQUIRE(capture(attnlab_exe + " report " + w.seq + " -o " + w / "r.html").code == 0);
+  const std::string html = read(w / "r.html");
+  CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>"));
+  CHECK_THAT(html, Catch::Contains("<h2>Comparison</h2>") && Catch::Contains("scoring=additive"));
+  CHECK_THAT(html, Catch::Contains("train_loss per epoch") && Catch::Contains("cross attention, layer 0"));
+  CHECK(html.find("<script") == std::string::npos);
+  // Nothing fetched from a network: the only URL is the SVG namespace name.
+  const std::string without_ns = std::regex_replace(html, std::regex("xmlns=\"http://www.w3.org/2000/svg\""), "");
+  CHECK(without_ns.find("http://") == std::string::npos);
+  CHECK(without_ns.find("https://") == std::string::npos);
+  CHECK(without_ns.find("src=") == std::string::npos);
+  REQUIRE(capture(attnlab_exe + " report " + w.nw + " -o " + w / "nw.html").code == 0);
+  CHECK_THAT(read(w / "nw.html"), Catch::Contains("Nadaraya-Watson fit"));
+}
+
+TEST_CASE("the h5py route: docs/analysis_example.py lists runs, loads a parameter, draws a map", "[analysis][h5py]") {
+  Workspace w;
+  const Output out = capture("/usr/bin/python3 " + source_root + "/docs/analysis_example.py " + w.seq + " " + w / "m.png");
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  CHECK_THAT(out.text, Catch::Contains("scoring-additive_seed-1") && Catch::Contains("decoder.output.W (8,"));
+  CHECK(read(w / "m.png").substr(1, 3) == "PNG");
+}
+
+TEST_CASE("files that are not attnlab results give a clear error, never a crash", "[analysis][errors]") {
+  Workspace w;
+  std::ofstream(w / "text.h5") << "just some text\n";
+  { Hdf5File other(w / "other.h5", Hdf5File::Mode::create_truncate); other.write("/x", Tensor{1.0f, 2.0f}); }
+  const std::string full = read(w.seq);
+  std::ofstream(w / "truncated.h5", std::ios::binary) << full.substr(0, full.size() / 2);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {w / "missing.h5", "no such file"},
+      {w / "text.h5", "not an HDF5 file"},
+      {w / "other.h5", "not an attnlab results file"},
+      {w / "truncated.h5", w / "truncated.h5"}};
+  for (const auto& [file, message] : cases)
+    for (const std::string cmd : {"inspect", "compare", "report", "plot --curves"}) {
+      const Output out = capture(attnlab_exe + " " + cmd + " " + file);
+      INFO(cmd << " " << file << ": " << out.text);
+      CHECK(out.code == 1);
+      CHECK_THAT(out.text, Catch::Contains(message));
+      CHECK(std::count(out.text.begin(), out.text.end(), '\n') <= 2);
+    }
+}
