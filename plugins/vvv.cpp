@@ -16,11 +16,11 @@ class Vvv final : public attn::ProjectedMode {
   attn::ValidLens valid_lens(const attn::ValidLens& lens, std::size_t batch, std::size_t n_q,
                              std::size_t n_k) const override {
     if (!causal_) return lens;
+    (void)n_k;  // = n_q: queries and keys are the same sequence
     attn::IntTensor causal = attn::IntTensor::from_shape({batch, n_q});  // [B, n_q]
     for (std::size_t b = 0; b < batch; ++b)
       for (std::size_t i = 0; i < n_q; ++i) {
-        // with a cache of earlier steps, query i of n_q sits at key position n_k - n_q + i
-        int len = static_cast<int>(n_k - n_q + i + 1);
+        int len = static_cast<int>(i + 1);  // query i sees keys 0..i
         if (lens) len = std::min(len, lens->dimension() == 1 ? (*lens)(b) : (*lens)(b, i));
         causal(b, i) = len;
       }

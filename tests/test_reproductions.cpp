@@ -7,7 +7,7 @@
 
 using namespace attn;
 
-TEST_CASE("Bahdanau attention on fra-eng (d2l 0.17, 11.4): loss <= 0.03 and d2l's translations", "[reproduction][slow]") {
+TEST_CASE("Bahdanau attention on fra-eng (d2l 0.17 §10.4): loss <= 0.03 and d2l's translations", "[reproduction][slow]") {
   Registries r;
   register_builtins(r);
   Options data_options;

@@ -38,7 +38,7 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 Command plugins_command() {
-  return {"plugins", "list every scoring function, RNN cell and attention mode",
+  return {"plugins", "list every registered plugin: scoring functions, cells, modes, models, datasets, optimizers",
           "usage: attnlab plugins [--plugin PATH]...\n"
           "  Lists every registered plugin by kind with its description.\n"
           "  --plugin PATH   also load the plugin library at PATH (repeatable)",

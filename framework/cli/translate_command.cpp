@@ -62,6 +62,7 @@ int translate(const std::vector<std::string>& args) {
     rows.push_back("<eos>");
     for (int id : src_ids) columns.push_back(data.src_vocab.token(id));
     columns.push_back("<eos>");
+    if (t.attention.empty()) std::printf("  (this model has no attention to show)\n");
     for (const auto& [name, w] : t.attention) {
       if (name == "decoder_self" || name == "encoder_self") continue;  // shown by `attnlab plot` (token x token)
       std::printf("\n  %s attention, layer 0, head 0 of %zu (rows: output tokens, columns: source tokens)\n", name.c_str(), w.shape()[1]);

@@ -24,6 +24,13 @@ class RegistryError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A plugin loaded from a library misbehaved (threw, returned a wrong shape or NaN). The message
+// names the plugin and its library. The runs using it fail; the others go on.
+class PluginFault : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 template <class Base, class Args>
 class Registry {
  public:
@@ -55,6 +62,12 @@ class Registry {
     const Entry& e = get(name);
     std::unique_ptr<Base> made = e.make(args);
     return std::shared_ptr<Base>(made.release(), [library = e.library](Base* p) { delete p; });
+  }
+
+  // "scoring function 'cosine' (plugin /path/libcosine.so)", or without the plugin for built-ins.
+  std::string describe(const std::string& name) const {
+    const Entry& e = get(name);
+    return kind_ + " '" + name + "'" + (e.library ? " (plugin " + e.origin + ")" : "");
   }
 
   const Entry& get(const std::string& name) const {

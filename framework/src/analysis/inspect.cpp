@@ -121,15 +121,14 @@ std::string inspect_run(const std::string& path, const std::string& run) {
     for (const std::string& a : f.attr_names(p)) {
       if (a == "config") continue;
       std::string v;
-      try {
-        v = f.attr_string(p, a);
-        if (v.size() > 60 || v.find('\n') != std::string::npos) v = v.substr(0, std::min(v.find('\n'), std::size_t{60})) + " ...";
-      } catch (const std::exception&) {
-        try {
-          v = fixed(f.attr_double(p, a));
-        } catch (const std::exception&) {
-          v = std::to_string(f.attr_long(p, a));
-        }
+      switch (f.attr_type(p, a)) {
+        case Hdf5File::AttrType::string:
+          v = f.attr_string(p, a);
+          if (v.size() > 60 || v.find('\n') != std::string::npos) v = v.substr(0, std::min(v.find('\n'), std::size_t{60})) + " ...";
+          break;
+        case Hdf5File::AttrType::integer: v = std::to_string(f.attr_long(p, a)); break;
+        case Hdf5File::AttrType::real: v = fixed(f.attr_double(p, a)); break;
+        default: v = "(other type)";
       }
       out << pad << "@" << a << " = " << v << "\n";
     }

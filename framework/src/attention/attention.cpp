@@ -1,6 +1,34 @@
 #include "attnlab/attention/attention.hpp"
 
+#include <cmath>
+
 namespace attn {
+namespace {
+
+bool finite(const Tensor& t) {
+  for (float v : t)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+}  // namespace
+
+Var checked_score(ScoringFunction& scoring, const std::string& who, const Var& q, const Var& k) {
+  Var scores;
+  try {
+    scores = scoring.score(q, k);
+  } catch (const std::exception& e) {
+    throw PluginFault(who + " threw in score(): " + e.what());
+  }
+  const Shape expected{q.dim(0), q.dim(1), k.dim(1)};
+  if (!scores.defined() || scores.shape() != expected)
+    throw PluginFault(who + " returned scores of shape " + (scores.defined() ? shape_str(scores.shape()) : "(none)") +
+                      " for queries " + shape_str(q.shape()) + " and keys " + shape_str(k.shape()) +
+                      "; expected " + shape_str(expected) + " = [B, n_q, n_k]");
+  if (!finite(scores.value()) && finite(q.value()) && finite(k.value()))
+    throw PluginFault(who + " returned NaN or infinite scores from finite queries and keys");
+  return scores;
+}
 
 Attention::Attention(const Registries& registries, const ParamScope& scope,
                      const AttentionConfig& config, std::size_t query_dim, std::size_t key_dim,
@@ -10,12 +38,13 @@ Attention::Attention(const Registries& registries, const ParamScope& scope,
       scoring_(make_plugin(registries.scoring, config.scoring,
                            ScoringArgs{scope.child("scoring"), config.scoring.options,
                                        mode_->query_dim(), mode_->key_dim()})),
+      scoring_name_(registries.scoring.describe(config.scoring.name)),
       dropout_(config.dropout) {}
 
 AttentionResult Attention::operator()(const AttentionSources& sources, const ValidLens& lens,
                                       Rng* rng, bool training) const {
   const QKV qkv = mode_->form(sources);
-  const Var scores = scoring_->score(qkv.queries, qkv.keys);  // [B, n_q, n_k]
+  const Var scores = checked_score(*scoring_, scoring_name_, qkv.queries, qkv.keys);  // [B, n_q, n_k]
   const ValidLens mask = mode_->valid_lens(lens, scores.dim(0), scores.dim(1), scores.dim(2));
   return attention_pooling(scores, qkv.values, mask, dropout_, rng, training);
 }

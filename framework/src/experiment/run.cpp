@@ -26,6 +26,8 @@ std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& regis
     parts->data = parts->source->load(data_rng);
   } catch (const OptionError&) {
     throw;
+  } catch (const PluginFault&) {
+    throw;
   } catch (const std::exception& e) {
     throw OptionError(dataset.where, e.what());
   }
@@ -35,6 +37,8 @@ std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& regis
     parts->model = make_plugin(registries.models, model,
                                ModelArgs{registries, ParamScope(parts->params, init_rng), model.options, parts->data});
   } catch (const OptionError&) {
+    throw;
+  } catch (const PluginFault&) {
     throw;
   } catch (const std::exception& e) {
     throw OptionError(model.where, e.what());
@@ -101,6 +105,8 @@ std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& regist
       }
     } catch (const OptionError& e) {
       report(e.where(), std::string(e.what()).substr(e.where().empty() ? 0 : e.where().size() + 2));
+    } catch (const PluginFault&) {
+      // A misbehaving plugin is not a problem of the spec: the runs using it will fail alone.
     } catch (const std::exception& e) {
       report(spec.path, std::string("run '") + plan.id + "': " + e.what());
     }

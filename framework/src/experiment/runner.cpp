@@ -83,7 +83,13 @@ std::optional<std::string> output_problem(const std::string& path, const RunnerO
   std::error_code ec;
   const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
   if (!fs::is_directory(dir, ec)) return "the output directory '" + dir.string() + "' does not exist; create it or choose another output";
-  if (access(dir.c_str(), W_OK) != 0) return "the output directory '" + dir.string() + "' is not writable";
+  {  // writable? (access() says yes to root even where writing fails, so try it)
+    const std::string probe = (dir / (".attnlab-write-probe-" + std::to_string(getpid()))).string();
+    std::FILE* f = std::fopen(probe.c_str(), "w");
+    if (!f) return "the output directory '" + dir.string() + "' is not writable";
+    std::fclose(f);
+    std::remove(probe.c_str());
+  }
   const bool exists = fs::exists(path, ec);
   if (o.resume && !exists) return "--resume: '" + path + "' does not exist (run without --resume to start)";
   if (!o.resume && exists && !o.force)
@@ -147,7 +153,12 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
       return 2;
     }
   } else {
-    ResultsFile::create(p->output, spec);
+    try {
+      ResultsFile::create(p->output, spec);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab run: cannot create the results file: %s\nNothing was run.\n", e.what());
+      return 2;
+    }
   }
 
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
@@ -188,7 +199,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
       }
       std::string note = r.error;
       if (note.empty())
-        for (const char* m : {"valid_exact_match", "train_exact_match", "valid_bleu", "test_mse", "valid_loss"})
+        for (const char* m : {"valid_exact_match", "trainset_exact_match", "valid_bleu", "test_mse", "valid_loss", "train_loss"})
           if (r.metrics.count(m)) {
             char buf[64];
             std::snprintf(buf, sizeof buf, "%s %.4g", m, r.metrics.at(m));

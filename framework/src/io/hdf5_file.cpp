@@ -265,10 +265,24 @@ bool Hdf5File::has_attr(const std::string& object, const std::string& name) cons
   });
 }
 
+Hdf5File::AttrType Hdf5File::attr_type(const std::string& object, const std::string& name) const {
+  return guarded(path_, "cannot read attribute " + name + " of " + object, [&] {
+    return with_object(impl_->file, object, [&](H5::H5Object& o) {
+      switch (o.openAttribute(name).getTypeClass()) {
+        case H5T_STRING: return AttrType::string;
+        case H5T_INTEGER: return AttrType::integer;
+        case H5T_FLOAT: return AttrType::real;
+        default: return AttrType::other;
+      }
+    });
+  });
+}
+
 std::string Hdf5File::attr_string(const std::string& object, const std::string& name) const {
   return guarded(path_, "cannot read attribute " + name + " of " + object, [&] {
     return with_object(impl_->file, object, [&](H5::H5Object& o) {
       H5::Attribute a = o.openAttribute(name);
+      if (a.getTypeClass() != H5T_STRING) throw H5::AttributeIException("", "not a string attribute");
       std::string value;
       a.read(a.getStrType(), value);
       return value;

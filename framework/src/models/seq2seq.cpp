@@ -88,6 +88,9 @@ class Seq2Seq final : public SequenceModel {
     encoder_.emplace(a.registries, a.params.child("encoder").child("rnn"), enc);
     tgt_embed_.emplace(a.params.child("decoder").child("embedding"), data_.tgt_vocab.size(), embed_);
     const Options att = sub_options(a.options, "attention");
+    if (!attention_ && !att.keys().empty())
+      throw OptionError(att.key_where(att.keys()[0]), "'attention: none' turns attention off, so 'attention." + att.keys()[0] +
+                                                          "' would be ignored; remove one of them");
     if (attention_) {
       heads_ = att.get<std::size_t>("heads", 1, 1, 256);
       if (heads_ == 1) {

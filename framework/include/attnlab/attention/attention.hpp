@@ -18,6 +18,10 @@ struct AttentionConfig {
   float dropout = 0.0f;  // on the attention weights, while training
 };
 
+// score(q, k) of a scoring plugin, checked: an exception, scores of the wrong shape, or NaN/inf
+// scores from finite inputs become a PluginFault naming the plugin (`who`).
+Var checked_score(ScoringFunction& scoring, const std::string& who, const Var& q, const Var& k);
+
 class Attention {
  public:
   // Sizes of the three sources the layer will be called with.
@@ -31,6 +35,7 @@ class Attention {
  private:
   std::shared_ptr<AttentionMode> mode_;
   std::shared_ptr<ScoringFunction> scoring_;
+  std::string scoring_name_;  // registry.describe(): for errors
   float dropout_;
 };
 
@@ -43,6 +48,11 @@ std::shared_ptr<Base> make_plugin(const Registry<Base, Args>& registry, const Pl
     made = registry.create(choice.name, args);
   } catch (const RegistryError& e) {
     throw OptionError(choice.where, e.what());
+  } catch (const OptionError&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!registry.get(choice.name).library) throw;  // built-ins report their own errors
+    throw PluginFault(registry.describe(choice.name) + " threw while being constructed: " + e.what());
   }
   choice.options.require_all_read(registry.kind() + " '" + choice.name + "'");
   return made;

@@ -49,6 +49,8 @@ class Hdf5File {
   void set_attr(const std::string& object, const std::string& name, double value);
   void set_attr(const std::string& object, const std::string& name, long value);
   bool has_attr(const std::string& object, const std::string& name) const;
+  enum class AttrType { string, integer, real, other };
+  AttrType attr_type(const std::string& object, const std::string& name) const;
   std::string attr_string(const std::string& object, const std::string& name) const;
   double attr_double(const std::string& object, const std::string& name) const;
   long attr_long(const std::string& object, const std::string& name) const;

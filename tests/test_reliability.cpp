@@ -1,0 +1,253 @@
+// Reliability: misbehaving plugins fail only their runs; the runner survives SIGKILL (the file
+// keeps every finished run and --resume completes it bit-identically) and Ctrl-C (unfinished
+// runs marked interrupted); outputs that cannot be written and datasets that vanish give clear
+// errors; the numerically awkward cases (length 1, maximum length, batch 1, one-token
+// vocabulary) train without NaN.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "attnlab/experiment/results_file.hpp"
+#include "attnlab/experiment/runner.hpp"
+#include "attnlab/io/hdf5_file.hpp"
+
+extern char** environ;
+
+using namespace attn;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string source_root = ATTNLAB_SOURCE_ROOT;
+const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
+std::string bad_plugin(const std::string& name) { return std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-" + name + ".so"; }
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char name[] = "/tmp/attnlab-reliability-XXXXXX";
+    path = mkdtemp(name);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& f) const { return (path / f).string(); }
+};
+
+// Starts `attnlab args...` with its output thrown away; returns the pid.
+pid_t start(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {attnlab_exe};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, attnlab_exe.c_str(), &actions, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+// Waits until the results file holds at least `runs` finished runs (reading between writes).
+bool wait_for_finished_runs(const std::string& path, std::size_t runs, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    try {
+      std::size_t finished = 0;
+      for (const auto& r : ResultsFile::runs(path)) finished += r.status == "finished";
+      if (finished >= runs) return true;
+    } catch (const std::exception&) {
+      // not created yet, or being written this instant
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+std::map<std::string, std::string> parameters(const std::string& path) {
+  const Hdf5File f(path, Hdf5File::Mode::read);
+  std::map<std::string, std::string> out;
+  for (const std::string& id : f.children("/runs")) {
+    if (f.attr_string("/runs/" + id, "status") != "finished") continue;
+    std::function<void(const std::string&)> walk = [&](const std::string& g) {
+      for (const std::string& c : f.children(g)) {
+        const std::string p = g + "/" + c;
+        if (f.is_group(p)) {
+          walk(p);
+        } else {
+          const Tensor t = f.read(p);
+          out[p] = std::string(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(float));
+        }
+      }
+    };
+    walk("/runs/" + id + "/params");
+  }
+  return out;
+}
+
+const std::string sweep_spec = source_root + "/tests/specs/good/six-runs.yaml";
+
+}  // namespace
+
+TEST_CASE("misbehaving plugins fail only their own runs, with an error naming the plugin", "[reliability][plugins]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"throws_in_constructor", "threw while being constructed: deliberate failure in the constructor"},
+      {"throws_in_score", "threw in score(): deliberate failure in score()"},
+      {"wrong_shape", "returned scores of shape [50, 1, 1] for queries [50, 1, 1] and keys [50, 49, 1]; expected [50, 1, 49]"},
+      {"returns_nan", "returned NaN or infinite scores from finite queries and keys"}};
+  for (const auto& [name, problem] : cases) {
+    DYNAMIC_SECTION(name) {
+      TempDir tmp;
+      RunnerOptions o;
+      o.threads = 2;
+      o.output = tmp / "r.h5";
+      o.plugins = {bad_plugin(name)};
+      o.overrides = {"sweep.model.scoring=[gaussian_learned, " + name + "]"};
+      CHECK(run_experiment(source_root + "/tests/specs/good/plugin-throws.yaml", o) == 1);
+      const Hdf5File f(tmp / "r.h5", Hdf5File::Mode::read);
+      CHECK(f.attr_string("/runs/scoring-gaussian_learned", "status") == "finished");
+      CHECK(f.attr_string("/runs/scoring-" + name, "status") == "failed");
+      const std::string error = f.attr_string("/runs/scoring-" + name, "error");
+      CHECK_THAT(error, Catch::Contains("scoring function '" + name + "' (plugin " + bad_plugin(name) + ")"));
+      CHECK_THAT(error, Catch::Contains(problem));
+    }
+  }
+  // A library that cannot be a plugin at all is a problem of the spec: nothing runs.
+  for (const std::string& path : {bad_plugin("other_version"), source_root + "/tests/bad_plugins/not_a_library.so"}) {
+    RunnerOptions o;
+    o.plugins = {path};
+    const auto diags = check_spec(source_root + "/tests/specs/good/plugin-throws.yaml", o);
+    REQUIRE(diags.size() == 1);
+    CHECK_THAT(diags[0].str(), Catch::StartsWith("--plugin " + path + ": plugin '" + path + "': "));
+  }
+}
+
+TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume completes it bit-identically", "[reliability][faults][slow]") {
+  TempDir tmp;
+  RunnerOptions whole;
+  whole.threads = 1;
+  whole.output = tmp / "whole.h5";
+  REQUIRE(run_experiment(sweep_spec, whole) == 0);
+
+  const std::string killed = tmp / "killed.h5";
+  const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--output", killed});
+  REQUIRE(wait_for_finished_runs(killed, 2, 120));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+
+  // The file opens, and every run it holds as finished is complete and equal to the whole run's.
+  const auto partial = parameters(killed);
+  const auto reference = parameters(tmp / "whole.h5");
+  REQUIRE(partial.size() >= 2 * 10);
+  for (const auto& [p, bytes] : partial) CHECK(reference.at(p) == bytes);
+  CHECK(ResultsFile::runs(killed).size() < 6);
+
+  RunnerOptions resume = whole;
+  resume.output = killed;
+  resume.resume = true;
+  REQUIRE(run_experiment(sweep_spec, resume) == 0);
+  CHECK(parameters(killed) == reference);
+}
+
+TEST_CASE("Ctrl-C: the runner finishes writing, marks unfinished runs interrupted, exits non-zero", "[reliability][faults][slow]") {
+  TempDir tmp;
+  const std::string out = tmp / "int.h5";
+  const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--output", out});
+  REQUIRE(wait_for_finished_runs(out, 1, 120));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  std::map<std::string, int> count;
+  for (const auto& r : ResultsFile::runs(out)) count[r.status]++;
+  CHECK(count["finished"] >= 1);
+  CHECK(count["interrupted"] >= 1);
+  CHECK(count["finished"] + count["interrupted"] == 6);  // every planned run is accounted for
+  const Hdf5File f(out, Hdf5File::Mode::read);
+  CHECK(f.exists("/summary"));
+}
+
+TEST_CASE("an output that cannot be written is refused before any training", "[reliability][faults]") {
+  TempDir tmp;
+  RunnerOptions o;
+  o.output = "/proc/attnlab-results.h5";  // a directory nobody (not even root) can write to
+  CHECK(run_experiment(sweep_spec, o) == 2);
+  o.output = tmp / "missing/dir/r.h5";
+  CHECK(run_experiment(sweep_spec, o) == 2);
+  CHECK_FALSE(fs::exists(tmp / "missing"));
+}
+
+TEST_CASE("a dataset file that disappears before its run: that run fails, naming the file", "[reliability][faults]") {
+  TempDir tmp;
+  const std::string corpus = tmp / "pairs.txt";
+  {
+    std::ofstream out(corpus);
+    for (int i = 0; i < 40; ++i) out << "go .\tva !\nhi .\tsalut !\n";
+  }
+  const std::string spec_path = tmp / "spec.yaml";
+  std::ofstream(spec_path) << "dataset:\n  name: parallel_corpus\n  path: " << corpus
+                           << "\n  num_train: 64\nmodel:\n  name: seq2seq\n  hidden: 8\n  embed: 8\n  layers: 1\ntraining:\n  epochs: 1\n";
+  SpecResult spec = read_spec(spec_path, {});
+  REQUIRE(spec.spec);
+  Registries r;
+  register_builtins(r);
+  REQUIRE(validate_runs(*spec.spec, r).empty());
+  fs::remove(corpus);  // gone between validation and the run
+  const RunResult result = execute_run(spec.spec->runs[0], r, spec.spec->directory, {});
+  CHECK(result.status == "failed");
+  CHECK_THAT(result.error, Catch::Contains(corpus));
+  // A corrupt one is refused by validation, naming file and line.
+  std::ofstream(corpus, std::ios::binary) << "go .\tva !\nbroken \xff line\tx\n";
+  const auto diags = check_spec(spec_path, {});
+  REQUIRE(diags.size() == 1);
+  CHECK_THAT(diags[0].message, Catch::Contains(corpus + ":2:8: invalid UTF-8"));
+}
+
+TEST_CASE("awkward sizes train without NaN: length 1, maximum length, batch 1, a one-token vocabulary", "[reliability][numerics]") {
+  TempDir tmp;
+  const std::string one_token = tmp / "one.txt";
+  {
+    std::ofstream out(one_token);
+    for (int i = 0; i < 8; ++i) out << "a\tb\n";
+  }
+  struct Case { std::string name, spec; std::vector<std::string> overrides; };
+  const std::string awkward = source_root + "/tests/specs/good/awkward.yaml";
+  const std::vector<Case> cases = {
+      {"sequences of length 1", awkward, {"dataset.min_len=1", "dataset.max_len=1"}},
+      {"sequences of the maximum length (no room for <eos>)", awkward, {"dataset.min_len=6", "dataset.max_len=6"}},
+      {"batch of 1", awkward, {"training.batch_size=1", "dataset.num_train=8"}},
+      {"a one-token vocabulary", source_root + "/tests/specs/good/awkward-corpus.yaml", {"dataset.path=" + one_token}},
+  };
+  for (const Case& c : cases)
+    for (const std::string model : {"seq2seq", "transformer"}) {
+      DYNAMIC_SECTION(c.name << ", " << model) {
+        RunnerOptions o;
+        o.threads = 1;
+        o.output = tmp / "awkward.h5";
+        o.force = true;
+        o.overrides = c.overrides;
+        o.overrides.push_back("model.name=" + model);
+        const int code = run_experiment(c.spec, o);
+        REQUIRE(code == 0);
+        for (const auto& r : ResultsFile::runs(tmp / "awkward.h5"))
+          for (const auto& [m, v] : r.metrics) {
+            INFO(m);
+            CHECK(std::isfinite(v));
+          }
+      }
+    }
+}
