@@ -172,7 +172,7 @@ TEST_CASE("a loss that becomes NaN or infinite stops the run as diverged", "[tra
   c.lr = 1e30f;
   c.epochs = 20;
   Trainer t(*model, store, builtins(), c, 5);
-  CHECK(t.run() == RunStatus::diverged);
-  CHECK(t.history().size() < 20);
+  REQUIRE(t.run() == RunStatus::diverged);
+  REQUIRE(t.history().size() < 20);
   CHECK_FALSE(std::isfinite(t.history().back().train_loss));
 }

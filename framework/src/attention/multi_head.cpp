@@ -25,10 +25,8 @@ MultiHeadAttention::MultiHeadAttention(const Registries& registries, const Param
       w_k_(scope.child("W_k"), mode_->key_dim(), config.hidden, config.bias),
       w_v_(scope.child("W_v"), mode_->value_dim(), config.hidden, config.bias),
       w_o_(scope.child("W_o"), config.hidden, config.hidden, config.bias),
-      scoring_(make_plugin(registries.scoring, config.scoring,
-                           ScoringArgs{scope.child("scoring"), config.scoring.options,
-                                       config.hidden / config.heads, config.hidden / config.heads})),
-      scoring_name_(registries.scoring.describe(config.scoring.name)) {}
+      scoring_(make_scoring(registries, config.scoring, scope.child("scoring"), config.hidden / config.heads,
+                            config.hidden / config.heads)) {}
 
 Var MultiHeadAttention::split_heads(const Var& x) const {
   const std::size_t b = x.dim(0), n = x.dim(1), h = config_.heads, p = config_.hidden / h;
@@ -47,7 +45,7 @@ AttentionResult MultiHeadAttention::operator()(const AttentionSources& sources,
   const Var q = split_heads(w_q_(qkv.queries));  // [B*h, n_q, p]
   const Var k = split_heads(w_k_(qkv.keys));     // [B*h, n_k, p]
   const Var v = split_heads(w_v_(qkv.values));   // [B*h, n_k, p]
-  const Var scores = checked_score(*scoring_, scoring_name_, q, k);  // [B*h, n_q, n_k]
+  const Var scores = scoring_(q, k);           // [B*h, n_q, n_k]
   const std::size_t batch = sources.query.dim(0), nq = scores.dim(1), nk = scores.dim(2);
   const ValidLens mask = repeat_for_heads(mode_->valid_lens(lens, batch, nq, nk), config_.heads);
   const AttentionResult pooled = attention_pooling(scores, v, mask, config_.dropout, rng, training);

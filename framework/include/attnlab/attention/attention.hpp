@@ -18,9 +18,22 @@ struct AttentionConfig {
   float dropout = 0.0f;  // on the attention weights, while training
 };
 
-// score(q, k) of a scoring plugin, checked: an exception, scores of the wrong shape, or NaN/inf
-// scores from finite inputs become a PluginFault naming the plugin (`who`).
-Var checked_score(ScoringFunction& scoring, const std::string& who, const Var& q, const Var& k);
+// A scoring function with what is needed to check it: its description and its parameters.
+struct CheckedScoring {
+  std::shared_ptr<ScoringFunction> function;
+  std::string who;          // registry.describe(): "scoring function 'x' (plugin /path)"
+  std::vector<Var> params;  // the parameters it created
+  bool outside = false;     // loaded from a plugin library
+  // score(q, k), checked: an exception or scores of the wrong shape become a PluginFault naming
+  // the plugin; so do NaN/inf scores of an outside plugin from finite inputs and parameters.
+  // (Non-finite scores from built-ins, or from non-finite inputs, are divergence, which the
+  // trainer reports as such.)
+  Var operator()(const Var& q, const Var& k) const;
+};
+
+// Constructs the scoring function `choice` under `scope` and collects what it created.
+CheckedScoring make_scoring(const Registries& registries, const PluginChoice& choice, const ParamScope& scope,
+                            std::size_t query_dim, std::size_t key_dim);
 
 class Attention {
  public:
@@ -34,8 +47,7 @@ class Attention {
 
  private:
   std::shared_ptr<AttentionMode> mode_;
-  std::shared_ptr<ScoringFunction> scoring_;
-  std::string scoring_name_;  // registry.describe(): for errors
+  CheckedScoring scoring_;
   float dropout_;
 };
 

@@ -40,8 +40,7 @@ class MultiHeadAttention {
   MultiHeadConfig config_;
   std::shared_ptr<AttentionMode> mode_;
   Linear w_q_, w_k_, w_v_, w_o_;
-  std::shared_ptr<ScoringFunction> scoring_;
-  std::string scoring_name_;
+  CheckedScoring scoring_;
 };
 
 // Valid lengths of [B] or [B, n_q] repeated for every head: [B*heads] or [B*heads, n_q].
