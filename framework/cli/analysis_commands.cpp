@@ -66,7 +66,7 @@ int plot(const std::vector<std::string>& args) {
     if (a.has("--head")) view.head = static_cast<std::size_t>(a.integer("--head", 0, 0, 1 << 20));
     view.average = a.flag("--average");
     svg = attention_picture(f, runs.at(0), view);
-    what = "attention";
+    what = "attention" + (view.map.empty() ? "" : "-" + view.map);
   } else if (a.flag("--curves")) {
     svg = curves_picture(f, runs, a.all("--metric"));
     what = "curves";

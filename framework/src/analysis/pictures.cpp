@@ -1,6 +1,7 @@
 #include "attnlab/analysis/pictures.hpp"
 
 #include <cmath>
+#include <tuple>
 #include <stdexcept>
 
 #include "attnlab/analysis/svg.hpp"
@@ -18,9 +19,17 @@ std::string run_group(const Hdf5File& f, const std::string& run) {
 
 std::vector<double> doubles(const Tensor& t) { return {t.begin(), t.end()}; }
 
+// Axis names of each kind of map: {rows, columns}.
+std::pair<std::string, std::string> axes_of(const std::string& map) {
+  if (map == "kernel") return {"queries: test x", "keys: training x"};
+  if (map == "encoder_self") return {"queries: source tokens", "keys: source tokens"};
+  if (map == "decoder_self") return {"queries: output tokens", "keys: decoder inputs"};
+  return {"queries: output tokens", "keys: source tokens"};
+}
+
 // One heatmap of weights[layer, head] (or the head average), dropping <pad> key columns.
 std::string one_map(const Tensor& w, const std::vector<std::string>& queries, const std::vector<std::string>& keys,
-                    std::size_t layer, std::optional<std::size_t> head, const std::string& title, bool tokens) {
+                    std::size_t layer, std::optional<std::size_t> head, const std::string& title, const std::string& map) {
   const std::size_t heads = w.shape()[1], nq = w.shape()[2], nk = w.shape()[3];
   svg::Heatmap h;
   std::vector<std::size_t> columns;
@@ -43,8 +52,7 @@ std::string one_map(const Tensor& w, const std::vector<std::string>& queries, co
     h.values.push_back(std::move(row));
   }
   h.title = title;
-  h.row_axis = tokens ? "queries: output tokens" : "queries: test x";
-  h.column_axis = tokens ? "keys: source tokens" : "keys: training x";
+  std::tie(h.row_axis, h.column_axis) = axes_of(map);
   double mx = 0;
   for (const auto& r : h.values)
     for (double v : r) mx = std::max(mx, v);
@@ -81,24 +89,25 @@ std::string attention_picture(const Hdf5File& f, const std::string& run, const A
     const Tensor w = f.read(eg + "/" + m + "/weights");  // [layer, head, n_q, n_k]
     const auto queries = f.read_strings(eg + "/" + m + "/queries"), keys = f.read_strings(eg + "/" + m + "/keys");
     const std::size_t layers = w.shape()[0], heads = w.shape()[1];
-    const bool tokens = m != "kernel";
+    if (view.layer && *view.layer >= layers)
+      throw std::invalid_argument("layer " + std::to_string(*view.layer) + " out of range: the " + m + " map has " + std::to_string(layers));
+    if (view.head && *view.head >= heads)
+      throw std::invalid_argument("head " + std::to_string(*view.head) + " out of range: the " + m + " map has " + std::to_string(heads));
     for (std::size_t l = 0; l < layers; ++l) {
       if (view.layer && *view.layer != l) continue;
-      if (view.layer && *view.layer >= layers) throw std::invalid_argument("layer out of range");
       if (view.average || heads == 1) {
         const std::string what = heads == 1 ? "" : ", average of " + std::to_string(heads) + " heads";
         pictures.push_back(one_map(w, queries, keys, l, heads == 1 ? std::optional<std::size_t>(0) : std::nullopt,
-                                   m + " attention, layer " + std::to_string(l) + what, tokens));
+                                   m + " attention, layer " + std::to_string(l) + what, m));
         continue;
       }
       for (std::size_t h = 0; h < heads; ++h) {
         if (view.head && *view.head != h) continue;
         pictures.push_back(one_map(w, queries, keys, l, h,
-                                   m + " attention, layer " + std::to_string(l) + ", head " + std::to_string(h), tokens));
+                                   m + " attention, layer " + std::to_string(l) + ", head " + std::to_string(h), m));
       }
       heads_in_row = std::max(heads_in_row, view.head ? std::size_t{1} : heads);
     }
-    if (view.head && *view.head >= heads) throw std::invalid_argument("head " + std::to_string(*view.head) + " out of range: the map has " + std::to_string(heads));
   }
   if (pictures.empty()) throw std::invalid_argument("nothing to draw for that layer/head selection");
   return svg::grid(pictures, std::min<std::size_t>(heads_in_row, 4), caption);

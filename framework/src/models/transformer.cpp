@@ -131,6 +131,8 @@ class Transformer final : public SequenceModel {
  public:
   explicit Transformer(const ModelArgs& a) : SequenceModel(a), h_(read_hyper(a.options)) {
     const std::string positional = a.options.get<std::string>("positional", "sinusoidal");
+    if (positional != "sinusoidal" && positional != "learned")
+      throw OptionError(a.options.where("positional"), "option 'positional' must be 'sinusoidal' or 'learned', got '" + positional + "'");
     if (h_.max_len < data_.num_steps)
       throw OptionError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(h_.max_len) +
                                                         ") must be at least the dataset's num_steps (" + std::to_string(data_.num_steps) + ")");
