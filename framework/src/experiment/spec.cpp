@@ -88,8 +88,8 @@ class Reader {
                std::vector<std::pair<std::string, SpecValue>>& sweep) {
     std::map<std::string, int> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node& k = it->first;
-      const YAML::Node& v = it->second;
+      const YAML::Node k = it->first;  // copies of the handles: it-> yields a temporary
+      const YAML::Node v = it->second;
       if (!k.IsScalar()) {
         error(at(k.Mark()), "keys must be plain names");
         continue;
