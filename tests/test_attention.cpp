@@ -7,27 +7,11 @@
 #include "attnlab/attention/multi_head.hpp"
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/gradcheck.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
-
-namespace {
-
-Tensor randn(const Shape& shape, Rng& rng) {
-  Tensor t = Tensor::from_shape(shape);
-  for (float& v : t) v = rng.normal();
-  return t;
-}
-
-const Registries& builtins() {
-  static const Registries r = [] {
-    Registries x;
-    register_builtins(x);
-    return x;
-  }();
-  return r;
-}
-
-}  // namespace
+using attn::test::builtins;
+using attn::test::randn;
 
 TEST_CASE("the fused tanh is within 3e-7 (2 ulp at 1) of std::tanh everywhere", "[attention][additive]") {
   float worst = 0.0f;

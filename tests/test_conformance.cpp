@@ -11,16 +11,13 @@
 #include "attnlab/gradcheck.hpp"
 #include "attnlab/rnn/rnn.hpp"
 #include "test_plugins.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
+using attn::test::builtins;
+using attn::test::randn;
 
 namespace {
-
-Tensor randn(const Shape& shape, Rng& rng) {
-  Tensor t = Tensor::from_shape(shape);
-  for (float& v : t) v = rng.normal();
-  return t;
-}
 
 std::vector<Var> params_of(const ParamStore& store) {
   std::vector<Var> out;

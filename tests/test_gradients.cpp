@@ -3,20 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include "attnlab/attnlab.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
+using attn::test::builtins;
+using attn::test::randn;
 
 namespace {
-
-Tensor randn(const Shape& shape, std::uint64_t seed, float lo_abs = 0.0f) {
-  Rng rng(seed);
-  Tensor t = Tensor::from_shape(shape);
-  for (float& v : t) {
-    v = rng.normal();
-    if (std::abs(v) < lo_abs) v = v < 0 ? v - lo_abs : v + lo_abs;  // keep away from kinks/poles
-  }
-  return t;
-}
 
 Tensor positive(const Shape& shape, std::uint64_t seed) { return xt::abs(randn(shape, seed)) + 0.5f; }
 

@@ -7,20 +7,14 @@
 #include "attnlab/models/sequence_model.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "golden.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
+using attn::test::builtins;
+using attn::test::randn;
 using attn::test::Golden;
 
 namespace {
-
-const Registries& builtins() {
-  static const Registries r = [] {
-    Registries x;
-    register_builtins(x);
-    return x;
-  }();
-  return r;
-}
 
 Data reverse_task(std::size_t num_train) {
   Options o;

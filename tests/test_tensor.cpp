@@ -6,19 +6,11 @@
 #include <xtensor/xview.hpp>
 
 #include "attnlab/attnlab.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
-
-namespace {
-
-Tensor randn(const Shape& shape, std::uint64_t seed) {
-  Rng rng(seed);
-  Tensor t = Tensor::from_shape(shape);
-  for (float& v : t) v = rng.normal();
-  return t;
-}
-
-}  // namespace
+using attn::test::builtins;
+using attn::test::randn;
 
 TEST_CASE("matmul folds leading axes and agrees with xt::linalg::dot", "[tensor][blas]") {
   const Tensor a = randn({2, 3, 4}, 1), b = randn({4, 5}, 2);

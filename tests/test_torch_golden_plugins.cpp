@@ -7,21 +7,15 @@
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/rnn/rnn.hpp"
 #include "golden.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
+using attn::test::builtins;
+using attn::test::randn;
 using attn::test::Golden;
 using attn::test::max_scaled_error;
 
 namespace {
-
-const Registries& builtins() {
-  static const Registries r = [] {
-    Registries x;
-    register_builtins(x);
-    return x;
-  }();
-  return r;
-}
 
 // Overwrites parameter `prefix + name` with the golden "param.<name>" for every such tensor.
 void load_params(const ParamStore& store, const std::string& prefix, const Golden& g,

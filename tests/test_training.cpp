@@ -10,21 +10,15 @@
 #include "attnlab/io/hdf5_file.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "golden.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
+using attn::test::builtins;
+using attn::test::randn;
 using attn::test::Golden;
 using attn::test::max_scaled_error;
 
 namespace {
-
-const Registries& builtins() {
-  static const Registries r = [] {
-    Registries x;
-    register_builtins(x);
-    return x;
-  }();
-  return r;
-}
 
 // A small seq2seq-with-attention run on the reverse task: model, data and parameters.
 struct SmallRun {

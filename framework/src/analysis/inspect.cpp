@@ -87,13 +87,17 @@ std::string inspect_results(const std::string& path) {
     for (const auto& [k, v] : config) values[k].insert(v);
   out << "\nconfiguration differences between runs:";
   bool any = false;
-  for (const auto& [k, vs] : values)
-    if (vs.size() > 1 || (configs.size() > 1 && std::any_of(configs.begin(), configs.end(), [&](const auto& c) { return !c.second.count(k); }))) {
+  for (const auto& [k, vs] : values) {
+    const std::string& key = k;  // (a structured binding cannot be captured in C++17)
+    const bool missing_somewhere =
+        std::any_of(configs.begin(), configs.end(), [&](const auto& c) { return !c.second.count(key); });
+    if (vs.size() > 1 || (configs.size() > 1 && missing_somewhere)) {
       std::string list;
       for (const auto& v : vs) list += (list.empty() ? "" : ", ") + v;
       out << "\n  " << k << ": " << list;
       any = true;
     }
+  }
   out << (any ? "\n" : " none (a single configuration)\n");
 
   // Attention maps stored.

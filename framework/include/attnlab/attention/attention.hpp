@@ -13,8 +13,8 @@
 namespace attn {
 
 struct AttentionConfig {
-  PluginChoice mode{"qkv", {}};
-  PluginChoice scoring{"dot", {}};
+  PluginChoice mode{"qkv", {}, ""};
+  PluginChoice scoring{"dot", {}, ""};
   float dropout = 0.0f;  // on the attention weights, while training
 };
 

@@ -16,8 +16,8 @@
 namespace attn {
 
 struct MultiHeadConfig {
-  PluginChoice mode{"vvv", {}};
-  PluginChoice scoring{"scaled_dot", {}};
+  PluginChoice mode{"vvv", {}, ""};
+  PluginChoice scoring{"scaled_dot", {}, ""};
   std::size_t heads = 8;
   std::size_t hidden = 256;  // must be a multiple of heads
   float dropout = 0.0f;      // on the attention weights

@@ -17,7 +17,7 @@
 namespace attn {
 
 struct RnnConfig {
-  PluginChoice cell{"gru", {}};
+  PluginChoice cell{"gru", {}, ""};
   std::size_t input_size = 0;
   std::size_t hidden_size = 0;
   std::size_t layers = 1;

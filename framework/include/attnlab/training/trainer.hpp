@@ -20,7 +20,7 @@ namespace attn {
 class Hdf5File;
 
 struct TrainConfig {
-  PluginChoice optimizer{"adam", {}};
+  PluginChoice optimizer{"adam", {}, ""};
   float lr = 1e-3f;
   std::size_t epochs = 10;
   std::size_t batch_size = 64;
