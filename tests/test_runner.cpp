@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "attnlab/experiment/results_file.hpp"
 #include "attnlab/experiment/runner.hpp"
@@ -114,6 +115,17 @@ TEST_CASE("--set overrides keys and is validated like the file", "[runner][specs
   const auto diags = check_spec(spec("good/tiny-sweep.yaml"), o);
   REQUIRE(diags.size() == 1);
   CHECK(diags[0].str() == "--set training.epocs=7: unknown key 'training.epocs'; did you mean 'training.epochs'?");
+}
+
+TEST_CASE("docs/spec.md documents every key of the spec schema", "[runner][specs][docs]") {
+  std::ifstream in(source_root + "/docs/spec.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  REQUIRE_FALSE(doc.str().empty());
+  for (const SpecKeyDoc& key : spec_schema()) {
+    INFO(key.key);
+    CHECK(doc.str().find("`" + key.key + "`") != std::string::npos);
+  }
 }
 
 TEST_CASE("the shipped experiments are valid", "[runner][specs]") {
