@@ -332,13 +332,13 @@ Options options_under(const std::map<std::string, SpecValue>& table, const std::
   Options o;
   for (const auto& [k, v] : table)
     if (starts_with(k, prefix) && !skip.count(k)) {
-      std::string text = v.text();
+      std::string text = v.is_list ? "" : v.text();
       if (v.is_list) {  // lists reach plugins as YAML flow text
         text = "[";
         for (std::size_t i = 0; i < v.items.size(); ++i) text += (i ? ", " : "") + v.items[i];
         text += "]";
       }
-      o.set(k.substr(prefix.size()), text, v.is_list ? v.where : v.item_where[0], v.where);
+      o.set(k.substr(prefix.size()), text, v.is_list || v.item_where.empty() ? v.where : v.item_where[0], v.where);
     }
   return o;
 }

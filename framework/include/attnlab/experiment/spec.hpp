@@ -31,7 +31,8 @@ struct SpecValue {
   std::vector<std::string> item_where;
   bool is_list = false;
   std::string where;  // of the key
-  const std::string& text() const { return items.at(0); }
+  // The scalar's text ("" for an empty list).
+  std::string text() const { return items.empty() ? std::string() : items[0]; }
 };
 
 // Everything one run needs, resolved from the spec and its sweep point.
