@@ -14,19 +14,19 @@ matplotlib.use("Agg")  # draw to a file, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def text(values):
-    """HDF5 strings arrive as bytes or str depending on the h5py version."""
-    return [v.decode() if isinstance(v, bytes) else v for v in values]
+def text(value):
+    """attnlab stores fixed-length UTF-8 strings; h5py hands them over as bytes."""
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def main(path, out):
     with h5py.File(path, "r") as f:
         # 1. The runs, their status and final metrics (attributes named metric.<name>).
-        print(f"{f.attrs['name']}: {len(f['runs'])} runs")
+        print(f"{text(f.attrs['name'])}: {len(f['runs'])} runs")
         for run_id, run in f["runs"].items():
             metrics = {k[len("metric."):]: float(v) for k, v in run.attrs.items() if k.startswith("metric.")}
             shown = ", ".join(f"{k} {v:.4g}" for k, v in sorted(metrics.items()) if "loss" in k or "exact" in k)
-            print(f"  {run_id:28s} {run.attrs['status']:9s} {shown}")
+            print(f"  {run_id:28s} {text(run.attrs['status']):9s} {shown}")
 
         # 2. A parameter: dotted names are nested groups (decoder.output.W -> params/decoder/output/W).
         run_id = next(iter(f["runs"]))
@@ -39,8 +39,8 @@ def main(path, out):
         name = next(iter(example))  # cross (seq2seq), or encoder_self/decoder_self/cross, or kernel
         m = example[name]
         weights = m["weights"][()][0].mean(axis=0)  # layer 0, averaged over heads -> [n_q, n_k]
-        queries, keys = text(m["queries"][()]), text(m["keys"][()])
-        print(f"example_0: '{example.attrs['source']}' -> '{example.attrs['prediction']}', {name} {m['weights'].shape}")
+        queries, keys = list(m["queries"].asstr()[()]), list(m["keys"].asstr()[()])
+        print(f"example_0: '{text(example.attrs['source'])}' -> '{text(example.attrs['prediction'])}', {name} {m['weights'].shape}")
 
     fig, ax = plt.subplots(figsize=(1 + 0.45 * len(keys), 1 + 0.45 * len(queries)))
     image = ax.imshow(weights, cmap="viridis", vmin=0.0)

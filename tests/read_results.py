@@ -8,15 +8,20 @@ import h5py
 import numpy as np
 
 
+def text(value):
+    """attnlab stores fixed-length UTF-8 strings; h5py hands them over as bytes."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def main(path):
     with h5py.File(path, "r") as f:
-        assert f.attrs["format"] == "attnlab-results", f.attrs["format"]
-        assert "dataset:" in f.attrs["spec"]
+        assert text(f.attrs["format"]) == "attnlab-results", f.attrs["format"]
+        assert "dataset:" in text(f.attrs["spec"])
         runs = f["runs"]
         assert len(runs) == int(f.attrs["planned_runs"]), (len(runs), f.attrs["planned_runs"])
         for run_id, run in runs.items():
-            assert run.attrs["status"] in ("finished", "early_stopped"), (run_id, run.attrs["status"])
-            assert "model:" in run.attrs["config"]
+            assert text(run.attrs["status"]) in ("finished", "early_stopped"), (run_id, run.attrs["status"])
+            assert "model:" in text(run.attrs["config"])
             assert run.attrs["wall_seconds"] > 0
             metrics = {k[len("metric."):]: v for k, v in run.attrs.items() if k.startswith("metric.")}
             assert "valid_loss" in metrics and np.isfinite(metrics["valid_loss"]), metrics
@@ -30,7 +35,7 @@ def main(path):
                     assert weights.ndim == 4, weights.shape  # [layer, head, n_q, n_k]
                     assert weights.shape[2] == len(m["queries"]) and weights.shape[3] == len(m["keys"])
                     assert np.allclose(weights.sum(axis=-1), 1.0, atol=1e-4)
-                    _ = [q.decode() if isinstance(q, bytes) else q for q in m["queries"][()]]
+                    assert all(isinstance(q, str) for q in m["queries"].asstr()[()])
             assert len(run["vocab/source"]) > 3
         summary = f["summary"]
         assert len(summary["sweep_point"]) == 2

@@ -3,6 +3,7 @@
 #include <H5Cpp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <functional>
 
@@ -53,6 +54,25 @@ bool link_exists(const H5::H5File& f, const std::string& path) {
   return true;
 }
 
+// attnlab writes strings fixed-length (UTF-8, NUL-terminated). It refuses variable-length ones:
+// reading them goes through HDF5's global heap, where a damaged file can make the library loop
+// (found by fuzzing); a fixed-length string is read into a buffer of known size.
+H5::StrType fixed_string(std::size_t width) {
+  H5::StrType type(H5::PredType::C_S1, std::max<std::size_t>(width, 1));
+  type.setCset(H5T_CSET_UTF8);
+  type.setStrpad(H5T_STR_NULLTERM);
+  return type;
+}
+
+std::size_t checked_fixed_width(const H5::DataType& type) {
+  if (type.getClass() != H5T_STRING) throw H5::DataTypeIException("", "not a string");
+  if (H5Tis_variable_str(type.getId()) > 0)
+    throw H5::DataTypeIException("", "a variable-length string (attnlab writes fixed-length strings; not an attnlab file, or an old one)");
+  const std::size_t width = type.getSize();
+  if (width == 0 || width > (std::size_t{1} << 26)) throw H5::DataTypeIException("", "implausible string size");
+  return width;
+}
+
 // Calls f(object) with the group or dataset at `path`.
 template <class F>
 auto with_object(H5::H5File& f, const std::string& path, F&& fn) {
@@ -61,7 +81,8 @@ auto with_object(H5::H5File& f, const std::string& path, F&& fn) {
     return fn(static_cast<H5::H5Object&>(g));
   }
   H5O_info_t info;
-  H5Oget_info_by_name(f.getId(), path.c_str(), &info, H5P_DEFAULT);
+  if (H5Oget_info_by_name(f.getId(), path.c_str(), &info, H5P_DEFAULT) < 0)
+    throw H5::GroupIException("", "cannot open " + path);
   if (info.type == H5O_TYPE_GROUP) {
     H5::Group g = f.openGroup(path);
     return fn(static_cast<H5::H5Object&>(g));
@@ -118,7 +139,8 @@ bool Hdf5File::is_group(const std::string& path) const {
   if (path == "/") return true;
   return exists(path) && guarded(path_, "cannot inspect " + path, [&] {
            H5O_info_t info;
-           H5Oget_info_by_name(impl_->file.getId(), path.c_str(), &info, H5P_DEFAULT);
+           if (H5Oget_info_by_name(impl_->file.getId(), path.c_str(), &info, H5P_DEFAULT) < 0)
+             throw H5::GroupIException("", "cannot inspect " + path);
            return info.type == H5O_TYPE_GROUP;
          });
 }
@@ -147,14 +169,15 @@ void Hdf5File::write(const std::string& path, const std::vector<std::string>& st
   create_group(parent_of(path));
   remove(path);
   guarded(path_, "cannot write " + path, [&] {
-    const H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
-    type.setCset(H5T_CSET_UTF8);
+    std::size_t width = 1;
+    for (const auto& s : strings) width = std::max(width, s.size() + 1);
+    const H5::StrType type = fixed_string(width);
     hsize_t n = strings.size();
     const H5::DataSpace space(1, &n);
-    std::vector<const char*> ptrs;
-    for (const auto& s : strings) ptrs.push_back(s.c_str());
+    std::vector<char> buffer(strings.size() * width, '\0');
+    for (std::size_t i = 0; i < strings.size(); ++i) std::copy(strings[i].begin(), strings[i].end(), buffer.begin() + static_cast<std::ptrdiff_t>(i * width));
     H5::DataSet ds = impl_->file.createDataSet(path, type, space);
-    if (n) ds.write(ptrs.data(), type);
+    if (n) ds.write(buffer.data(), type);
   });
 }
 
@@ -205,14 +228,19 @@ IntTensor Hdf5File::read_ints(const std::string& path) const {
 std::vector<std::string> Hdf5File::read_strings(const std::string& path) const {
   return guarded(path_, "cannot read " + path + " as strings", [&] {
     H5::DataSet ds = impl_->file.openDataSet(path);
-    const H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+    const std::size_t width = checked_fixed_width(ds.getDataType());
+    const H5::DataSpace space = ds.getSpace();
+    if (space.getSimpleExtentNdims() != 1) throw H5::DataSetIException("", "expected a 1-D list of strings");
     hsize_t n = 0;
-    ds.getSpace().getSimpleExtentDims(&n);
-    std::vector<char*> ptrs(n, nullptr);
-    if (n) ds.read(ptrs.data(), type);
+    space.getSimpleExtentDims(&n);
+    if (n > (hsize_t{1} << 24) || n * width > (hsize_t{1} << 30)) throw H5::DataSetIException("", "implausibly large list of strings");
+    std::vector<char> buffer(static_cast<std::size_t>(n) * width, '\0');
+    if (n) ds.read(buffer.data(), fixed_string(width));
     std::vector<std::string> out;
-    for (char* p : ptrs) out.emplace_back(p ? p : "");
-    if (n) H5Dvlen_reclaim(type.getId(), ds.getSpace().getId(), H5P_DEFAULT, ptrs.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* p = buffer.data() + i * width;
+      out.emplace_back(p, strnlen(p, width));
+    }
     return out;
   });
 }
@@ -231,10 +259,9 @@ void Hdf5File::set_attr(const std::string& object, const std::string& name, cons
   guarded(path_, "cannot set attribute " + name + " on " + object, [&] {
     with_object(impl_->file, object, [&](H5::H5Object& o) {
       if (o.attrExists(name)) o.removeAttr(name);
-      const H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
-      type.setCset(H5T_CSET_UTF8);
+      const H5::StrType type = fixed_string(value.size() + 1);
       H5::Attribute a = o.createAttribute(name, type, H5::DataSpace(H5S_SCALAR));
-      a.write(type, value);
+      a.write(type, value.c_str());
     });
   });
 }
@@ -283,9 +310,11 @@ std::string Hdf5File::attr_string(const std::string& object, const std::string& 
     return with_object(impl_->file, object, [&](H5::H5Object& o) {
       H5::Attribute a = o.openAttribute(name);
       if (a.getTypeClass() != H5T_STRING) throw H5::AttributeIException("", "not a string attribute");
-      std::string value;
-      a.read(a.getStrType(), value);
-      return value;
+      const std::size_t width = checked_fixed_width(a.getDataType());
+      if (a.getSpace().getSimpleExtentNpoints() != 1) throw H5::AttributeIException("", "not a single string");
+      std::vector<char> buffer(width, '\0');
+      a.read(fixed_string(width), buffer.data());
+      return std::string(buffer.data(), strnlen(buffer.data(), width));
     });
   });
 }
