@@ -87,6 +87,9 @@ std::string attention_picture(const Hdf5File& f, const std::string& run, const A
   std::size_t heads_in_row = 1;
   for (const std::string& m : maps) {
     const Tensor w = f.read(eg + "/" + m + "/weights");  // [layer, head, n_q, n_k]
+    if (w.dimension() != 4 || w.size() == 0)
+      throw std::invalid_argument(f.path() + ": " + eg + "/" + m + "/weights is " + shape_str(shape_of(w)) +
+                                  ", not [layer, head, n_q, n_k] (a damaged file?)");
     const auto queries = f.read_strings(eg + "/" + m + "/queries"), keys = f.read_strings(eg + "/" + m + "/keys");
     const std::size_t layers = w.shape()[0], heads = w.shape()[1];
     if (view.layer && *view.layer >= layers)

@@ -200,9 +200,25 @@ std::vector<double> Hdf5File::read_doubles(const std::string& path) const {
 
 Shape Hdf5File::shape(const std::string& path) const {
   return guarded(path_, "cannot read " + path, [&] {
-    const H5::DataSpace space = impl_->file.openDataSet(path).getSpace();
-    std::vector<hsize_t> dims(static_cast<std::size_t>(space.getSimpleExtentNdims()));
+    const H5::DataSet ds = impl_->file.openDataSet(path);
+    const H5::DataSpace space = ds.getSpace();
+    const int rank = space.getSimpleExtentNdims();
+    if (rank < 0 || rank > 32) throw H5::DataSetIException("", "implausible rank");
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
     space.getSimpleExtentDims(dims.data());
+    // A damaged file can claim any size: the data (stored uncompressed by attnlab) must fit in
+    // the file, which also keeps every product below overflow.
+    hsize_t file_size = 0;
+    H5Fget_filesize(impl_->file.getId(), &file_size);
+    const double bytes = static_cast<double>(ds.getDataType().getSize());
+    double total = bytes;
+    for (hsize_t d : dims) total *= static_cast<double>(d);
+    if (total > static_cast<double>(file_size) + 1024.0) {
+      char claim[64];
+      std::snprintf(claim, sizeof claim, "%.3g", total);
+      throw H5::DataSetIException("", std::string("claims ") + claim + " bytes of data in a file of " +
+                                          std::to_string(file_size) + " bytes (a damaged file)");
+    }
     return Shape(dims.begin(), dims.end());
   });
 }
