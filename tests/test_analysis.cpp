@@ -126,6 +126,20 @@ TEST_CASE("the h5py route: docs/analysis_example.py lists runs, loads a paramete
   CHECK(read(w / "m.png").substr(1, 3) == "PNG");
 }
 
+TEST_CASE("a file that crashes the HDF5 library gives a clear error; attnlab itself does not crash", "[analysis][errors]") {
+  // Found by the results fuzzer: this damaged file makes libhdf5 1.10 segfault while listing
+  // attributes. The reading commands run in a child process and report the damage.
+  const std::string file = source_root + "/tests/fuzz/corpus/results/regression-hdf5-crash.h5";
+  for (const std::string cmd : {"inspect", "compare", "report"}) {
+    const Output out = capture(attnlab_exe + " " + cmd + " " + file);
+    INFO(cmd << ": " << out.text);
+    CHECK(out.code == 1);
+#ifndef __SANITIZE_ADDRESS__  // under ASan the child reports the SEGV itself and exits with 1
+    CHECK_THAT(out.text, Catch::Contains("crashed reading this file") || Catch::Contains(file + ": "));
+#endif
+  }
+}
+
 TEST_CASE("files that are not attnlab results give a clear error, never a crash", "[analysis][errors]") {
   Workspace w;
   std::ofstream(w / "text.h5") << "just some text\n";

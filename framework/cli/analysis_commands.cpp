@@ -109,7 +109,7 @@ Command inspect_command() {
           "  Without --run: every run's status, epochs, wall time and final metrics, the config keys\n"
           "  whose values differ between runs, and the attention maps stored.\n"
           "  --run ID   the run's tree: groups, datasets with their shapes, attributes, and its config",
-          inspect};
+          inspect, true};
 }
 
 Command plot_command() {
@@ -122,7 +122,7 @@ Command plot_command() {
           "  --fit             Nadaraya-Watson: training points, truth and prediction, beside the kernel map\n"
           "  -o PATH           output file (.svg, or .png to render it); default RESULTS-RUN-KIND.svg\n"
           "  --png             also write a PNG beside the SVG (needs rsvg-convert, Debian package librsvg2-bin)",
-          plot};
+          plot, true};
 }
 
 Command report_command() {
@@ -130,7 +130,7 @@ Command report_command() {
           "usage: attnlab report RESULTS.h5 [-o REPORT.html]\n"
           "  One HTML file with inline SVG and CSS (no scripts, no network): the comparison table,\n"
           "  the overlaid training curves, each run's metrics and attention heatmaps, and the spec.",
-          report};
+          report, true};
 }
 
 }  // namespace attn::cli

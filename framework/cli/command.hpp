@@ -12,6 +12,9 @@ struct Command {
   std::string summary;  // one line, shown by `attnlab --help`
   std::string usage;    // shown by `attnlab <name> --help`
   std::function<int(const std::vector<std::string>& args)> run;  // returns the exit code
+  // Reads a results file that may be damaged: run in a child process, so that a crash inside
+  // the HDF5 library becomes a clear error instead of taking attnlab down (see main.cpp).
+  bool reads_results = false;
 };
 
 // Thrown for a bad command line: printed as "attnlab <command>: <message>" with a usage hint,

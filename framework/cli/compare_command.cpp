@@ -19,7 +19,7 @@ Command compare_command() {
             const TableFormat format = f == "csv" ? TableFormat::csv : f == "markdown" ? TableFormat::markdown : TableFormat::text;
             std::printf("%s", format_summary(summarize(ResultsFile::runs(a.positional()[0])), format).c_str());
             return 0;
-          }};
+          }, true};
 }
 
 }  // namespace attn::cli

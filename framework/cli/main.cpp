@@ -1,5 +1,11 @@
 // attnlab COMMAND [ARGS]: the command-line front door.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -11,6 +17,44 @@
 namespace {
 
 using attn::cli::Command;
+
+int run_command(const Command& c, const std::vector<std::string>& rest) {
+  try {
+    return c.run(rest);
+  } catch (const attn::cli::UsageError& e) {
+    std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), e.message.c_str(), c.usage.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    return 1;
+  }
+}
+
+// HDF5 1.10 can crash on some damaged files (fuzzing found such inputs inside the library):
+// commands that read results files run in a child process, and a child killed by a signal is
+// reported as a damaged file, exit code 1.
+int run_isolated(const Command& c, const std::vector<std::string>& rest) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) return run_command(c, rest);
+  if (pid == 0) {
+    const int code = run_command(c, rest);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  std::string file;
+  for (const std::string& a : rest)
+    if (!a.empty() && a[0] != '-') { file = a; break; }
+  std::fprintf(stderr, "attnlab %s: %s: the HDF5 library crashed reading this file (%s): the file is damaged\n",
+               c.name.c_str(), file.c_str(), WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "unknown");
+  return 1;
+}
 
 void print_help(const std::vector<Command>& commands) {
   std::printf("attnlab: learn attention mechanisms by running experiments\n\n"
@@ -40,15 +84,7 @@ int main(int argc, char** argv) {
       std::printf("%s\n", c.usage.c_str());
       return 0;
     }
-    try {
-      return c.run(rest);
-    } catch (const attn::cli::UsageError& e) {
-      std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), e.message.c_str(), c.usage.c_str());
-      return 2;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
-      return 1;
-    }
+    return c.reads_results ? run_isolated(c, rest) : run_command(c, rest);
   }
   std::fprintf(stderr, "attnlab: %s\nRun 'attnlab --help' for the list.\n",
                attn::unknown_name_message("command", args[0], names).c_str());

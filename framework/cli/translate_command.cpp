@@ -88,7 +88,7 @@ Command translate_command() {
           "  Loads the run's weights and vocabularies and decodes each sentence (greedy, or beam\n"
           "  search with --beam K and length penalty --alpha, default from the spec's evaluation:).\n"
           "  --attention also prints the cross-attention weights: one row per output token, one column per source token.",
-          translate};
+          translate, true};
 }
 
 }  // namespace attn::cli
