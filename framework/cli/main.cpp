@@ -2,7 +2,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <thread>
 #include <cstdio>
 #include <cerrno>
 #include <cstring>
@@ -30,9 +33,10 @@ int run_command(const Command& c, const std::vector<std::string>& rest) {
   }
 }
 
-// HDF5 1.10 can crash on some damaged files (fuzzing found such inputs inside the library):
-// commands that read results files run in a child process, and a child killed by a signal is
-// reported as a damaged file, exit code 1.
+// HDF5 1.10 can crash or loop on some damaged files (fuzzing found such inputs inside the
+// library): commands that read results files run in a child process. A child killed by a
+// signal is reported as a damaged file (exit code 1); one still reading after
+// ATTNLAB_READ_TIMEOUT seconds (default 600) is stopped and reported the same way.
 int run_isolated(const Command& c, const std::vector<std::string>& rest) {
   std::fflush(stdout);
   std::fflush(stderr);
@@ -44,15 +48,32 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
     std::fflush(stderr);
     _exit(code);
   }
+  const char* limit_text = std::getenv("ATTNLAB_READ_TIMEOUT");
+  const double limit = limit_text ? std::atof(limit_text) : 600.0;
+  const auto start = std::chrono::steady_clock::now();
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  bool stalled = false;
+  while (true) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      stalled = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (!stalled && WIFEXITED(status)) return WEXITSTATUS(status);
   std::string file;
   for (const std::string& a : rest)
     if (!a.empty() && a[0] != '-') { file = a; break; }
-  std::fprintf(stderr, "attnlab %s: %s: the HDF5 library crashed reading this file (%s): the file is damaged\n",
-               c.name.c_str(), file.c_str(), WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "unknown");
+  if (stalled)
+    std::fprintf(stderr, "attnlab %s: %s: reading stalled inside the HDF5 library for %.0f s: the file is damaged\n",
+                 c.name.c_str(), file.c_str(), limit);
+  else
+    std::fprintf(stderr, "attnlab %s: %s: the HDF5 library crashed reading this file (%s): the file is damaged\n",
+                 c.name.c_str(), file.c_str(), WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "unknown");
   return 1;
 }
 
