@@ -32,8 +32,7 @@ struct Seq2SeqState final : DecoderState {
 
   std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
     auto s = std::make_unique<Seq2SeqState>();
-    IntTensor idx = IntTensor::from_shape({rows.size()});
-    for (std::size_t i = 0; i < rows.size(); ++i) idx(i) = static_cast<int>(rows[i]);
+    const IntTensor idx = row_index(rows);
     s->enc_outputs = index_select(enc_outputs, 0, idx);
     s->src_lens = take_rows(src_lens, rows);
     for (const CellState& st : states) {

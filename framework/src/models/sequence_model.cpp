@@ -63,6 +63,12 @@ IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows) {
   return out;
 }
 
+IntTensor row_index(const std::vector<std::size_t>& rows) {
+  IntTensor idx = IntTensor::from_shape({rows.size()});
+  for (std::size_t i = 0; i < rows.size(); ++i) idx(i) = static_cast<int>(rows[i]);
+  return idx;
+}
+
 IntTensor decoder_inputs(const IntTensor& tgt) {
   const std::size_t n = tgt.shape()[0], steps = tgt.shape()[1];
   IntTensor out = IntTensor::from_shape({n, steps});

@@ -86,8 +86,7 @@ struct TransformerState final : DecoderState {
 
   std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
     auto s = std::make_unique<TransformerState>();
-    IntTensor idx = IntTensor::from_shape({rows.size()});
-    for (std::size_t i = 0; i < rows.size(); ++i) idx(i) = static_cast<int>(rows[i]);
+    const IntTensor idx = row_index(rows);
     s->memory = index_select(memory, 0, idx);
     s->src_lens = take_rows(src_lens, rows);
     for (std::size_t r : rows) s->prefix.push_back(prefix[r]);

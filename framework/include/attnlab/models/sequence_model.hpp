@@ -75,6 +75,8 @@ class SequenceModel : public Model {
 
 // Rows `rows` of a split's tensors (a batch).
 IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows);
+// The same rows as an index for index_select (reordering decoder states in beam search).
+IntTensor row_index(const std::vector<std::size_t>& rows);
 // <bos> followed by target[:, :-1] (teacher forcing).
 IntTensor decoder_inputs(const IntTensor& tgt);
 
