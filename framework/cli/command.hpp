@@ -12,8 +12,8 @@ struct Command {
   std::string summary;  // one line, shown by `attnlab --help`
   std::string usage;    // shown by `attnlab <name> --help`
   std::function<int(const std::vector<std::string>& args)> run;  // returns the exit code
-  // Reads a results file that may be damaged: run in a child process, so that a crash inside
-  // the HDF5 library becomes a clear error instead of taking attnlab down (see main.cpp).
+  // Reads a results file that may be damaged or crafted: run in a child process, so that a
+  // crash or a stall inside the HDF5 library becomes a clear error (see main.cpp).
   bool reads_results = false;
 };
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,32 @@ int run_command(const Command& c, const std::vector<std::string>& rest) {
   }
 }
 
-// HDF5 1.10 can crash or loop on some damaged files (fuzzing found such inputs inside the
-// library): commands that read results files run in a child process. A child killed by a
-// signal is reported as a damaged file (exit code 1); one still reading after
-// ATTNLAB_READ_TIMEOUT seconds (default 600) is stopped and reported the same way.
+// How long a reading command may take before it is stopped: ATTNLAB_READ_TIMEOUT seconds,
+// default 600. A value that is not a positive number is an error, never a silent default.
+double read_timeout() {
+  const char* text = std::getenv("ATTNLAB_READ_TIMEOUT");
+  if (!text) return 600.0;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(seconds > 0))
+    throw std::invalid_argument(std::string("ATTNLAB_READ_TIMEOUT='") + text +
+                                "' is not a number of seconds; expected a positive number such as 600");
+  return seconds;
+}
+
+// A second line of defence around libhdf5 (the first is that attnlab reads only HDF5's
+// checksummed format, hdf5_file.cpp): commands that read results files run in a child process.
+// A child killed by a signal (the library crashed on a crafted file) is reported in one line
+// with exit code 1, and so is one still reading after read_timeout() seconds (a damaged file
+// the library loops on, or a file system that does not answer).
 int run_isolated(const Command& c, const std::vector<std::string>& rest) {
+  double limit = 0;
+  try {
+    limit = read_timeout();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    return 2;
+  }
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = fork();
@@ -48,8 +70,6 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
     std::fflush(stderr);
     _exit(code);
   }
-  const char* limit_text = std::getenv("ATTNLAB_READ_TIMEOUT");
-  const double limit = limit_text ? std::atof(limit_text) : 600.0;
   const auto start = std::chrono::steady_clock::now();
   int status = 0;
   bool stalled = false;
@@ -69,7 +89,9 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
   for (const std::string& a : rest)
     if (!a.empty() && a[0] != '-') { file = a; break; }
   if (stalled)
-    std::fprintf(stderr, "attnlab %s: %s: reading stalled inside the HDF5 library for %.0f s: the file is damaged\n",
+    std::fprintf(stderr,
+                 "attnlab %s: %s: reading took longer than %g s and was stopped: a damaged file, or a file system "
+                 "that does not answer (ATTNLAB_READ_TIMEOUT sets the limit)\n",
                  c.name.c_str(), file.c_str(), limit);
   else
     std::fprintf(stderr, "attnlab %s: %s: the HDF5 library crashed reading this file (%s): the file is damaged\n",

@@ -10,18 +10,53 @@
 namespace attn {
 
 struct Hdf5File::Impl {
+  Impl(const std::string& path, unsigned flags, const H5::FileAccPropList& access)
+      : file(path, flags, H5::FileCreatPropList::DEFAULT, access) {}
   H5::H5File file;
 };
 
 namespace {
 
-// Runs f, turning HDF5's exceptions into one readable line.
+// The most specific message of the first HDF5 call that failed inside guarded() ("incorrect
+// metadata checksum after all read attempts" says more than the C++ wrapper's "H5Fopen
+// failed"). HDF5 hands its error stack to this handler when a call fails; the stack cannot be
+// read later, as calls the C++ wrapper makes while unwinding clear it.
+thread_local std::string first_hdf5_error;
+
+herr_t remember_first_error(hid_t stack, void*) {
+  if (first_hdf5_error.empty())
+    H5Ewalk2(
+        stack, H5E_WALK_UPWARD,
+        [](unsigned n, const H5E_error2_t* error, void*) -> herr_t {
+          if (n == 0 && error->desc) first_hdf5_error = error->desc;
+          return 0;
+        },
+        nullptr);
+  return 0;
+}
+
+// The handler is installed only while guarded() runs: with one installed at exit, libhdf5
+// 1.10's clean-up prints "HDF5: infinite loop closing library" after it has failed to read a
+// damaged file (structures it keeps from the failed read; nothing attnlab holds open).
+struct ErrorHandlerScope {
+  ErrorHandlerScope() {
+    first_hdf5_error.clear();
+    H5Eset_auto2(H5E_DEFAULT, remember_first_error, nullptr);
+  }
+  ~ErrorHandlerScope() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+};
+
+// Runs f, turning HDF5's exceptions into one readable line. attnlab's own checks throw with
+// no function name; the library's failures are described by its error stack.
 template <class F>
 auto guarded(const std::string& file, const std::string& what, F&& f) -> decltype(f()) {
+  const ErrorHandlerScope scope;
   try {
     return f();
   } catch (const H5::Exception& e) {
-    throw Hdf5Error(file + ": " + what + ": " + e.getDetailMsg());
+    std::string library = e.getFuncName().empty() ? "" : first_hdf5_error;
+    if (library.find("checksum") != std::string::npos) library += " (the file is damaged)";
+    throw Hdf5Error(file + ": " + what + ": " + (library.empty() ? e.getDetailMsg() : library));
   }
 }
 
@@ -82,13 +117,51 @@ auto with_object(H5::H5File& f, const std::string& path, F&& fn) {
   }
   H5O_info_t info;
   if (H5Oget_info_by_name(f.getId(), path.c_str(), &info, H5P_DEFAULT) < 0)
-    throw H5::GroupIException("", "cannot open " + path);
+    throw H5::GroupIException("H5Oget_info_by_name", "cannot open " + path);
   if (info.type == H5O_TYPE_GROUP) {
     H5::Group g = f.openGroup(path);
     return fn(static_cast<H5::H5Object&>(g));
   }
   H5::DataSet d = f.openDataSet(path);
   return fn(static_cast<H5::H5Object&>(d));
+}
+
+// Every metadata structure of HDF5's newer file format (superblock version 2 and later, object
+// headers version 2, fractal heaps, v2 B-trees) carries a checksum that the library verifies
+// before it parses the structure. Version 0 and 1 superblocks, old object headers, local heaps
+// and symbol tables carry none, and libhdf5 1.10.8 crashes on some damaged ones (found by
+// fuzzing; docs/reliability.md). attnlab therefore writes the newer format (readable by
+// HDF5 >= 1.8) and reads only files written in it, so damage shows up as a checksum error.
+H5::FileAccPropList checksummed_format() {
+  H5::FileAccPropList fapl;
+  fapl.setLibverBounds(H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  return fapl;
+}
+
+// The superblock version of the file at `path`: HDF5 looks for its signature at offset 0, then
+// 512, 1024, 2048... (after a user block); the version is the byte that follows. -1: no signature.
+int superblock_version(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw H5::FileIException("", "no such file, or not readable");
+  static constexpr unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  int version = -1;
+  for (long offset = 0; version < 0; offset = offset == 0 ? 512 : offset * 2) {
+    unsigned char head[9];
+    if (std::fseek(f, offset, SEEK_SET) != 0 || std::fread(head, 1, sizeof head, f) != sizeof head) break;
+    if (std::memcmp(head, signature, sizeof signature) == 0) version = head[8];
+  }
+  std::fclose(f);
+  return version;
+}
+
+void require_checksummed_format(const std::string& path) {
+  const int version = superblock_version(path);
+  if (version < 0) throw H5::FileIException("", "not an HDF5 file");
+  if (version < 2)
+    throw H5::FileIException("", "written in HDF5's old file format (superblock version " + std::to_string(version) +
+                                     "), whose metadata has no checksums; attnlab reads only the checksummed format "
+                                     "(version 2 or later) it writes. Convert a file you trust with: h5repack -L " +
+                                     path + " NEW.h5");
 }
 
 template <class T>
@@ -102,18 +175,14 @@ void write_dataset(H5::H5File& f, const std::string& path, const Shape& shape, c
 
 }  // namespace
 
-Hdf5File::Hdf5File(const std::string& path, Mode mode) : impl_(std::make_unique<Impl>()), path_(path) {
-  H5::Exception::dontPrint();
+Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // attnlab reports errors itself (guarded)
   guarded(path, "cannot open as an HDF5 file", [&] {
-    if (mode == Mode::create_truncate) {
-      impl_->file = H5::H5File(path, H5F_ACC_TRUNC);
-    } else {
-      std::FILE* probe = std::fopen(path.c_str(), "rb");
-      if (!probe) throw H5::FileIException("", "no such file, or not readable");
-      std::fclose(probe);
-      if (H5Fis_hdf5(path.c_str()) <= 0) throw H5::FileIException("", "not an HDF5 file");
-      impl_->file = H5::H5File(path, mode == Mode::read ? H5F_ACC_RDONLY : H5F_ACC_RDWR);
-    }
+    if (mode != Mode::create_truncate) require_checksummed_format(path);
+    const unsigned flags = mode == Mode::create_truncate ? H5F_ACC_TRUNC
+                           : mode == Mode::read          ? H5F_ACC_RDONLY
+                                                         : H5F_ACC_RDWR;
+    impl_ = std::make_unique<Impl>(path, flags, checksummed_format());
   });
 }
 
@@ -140,7 +209,7 @@ bool Hdf5File::is_group(const std::string& path) const {
   return exists(path) && guarded(path_, "cannot inspect " + path, [&] {
            H5O_info_t info;
            if (H5Oget_info_by_name(impl_->file.getId(), path.c_str(), &info, H5P_DEFAULT) < 0)
-             throw H5::GroupIException("", "cannot inspect " + path);
+             throw H5::GroupIException("H5Oget_info_by_name", "cannot inspect " + path);
            return info.type == H5O_TYPE_GROUP;
          });
 }
