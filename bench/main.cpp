@@ -2,6 +2,7 @@
 // exactly one JSON line on stdout. The PyTorch twins beside this file print the same fields.
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
 #include <string>
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
   const std::map<std::string, std::function<std::string(const attn::bench::Args&)>> workloads = {
       {"gemm", attn::bench::run_gemm},
       {"W1", attn::bench::run_w1},
+      {"W2", attn::bench::run_w2},
+      {"W3", attn::bench::run_w3},
   };
   auto usage = [&] {
     std::fprintf(stderr, "usage: attnlab-bench WORKLOAD [--threads N] [--seed S]\nworkloads:");
@@ -39,6 +42,11 @@ int main(int argc, char** argv) {
   }
   attn::keep_tensor_memory_in_heap();
   attn::set_blas_threads(args.threads);
-  std::printf("%s\n", it->second(args).c_str());
+  try {
+    std::printf("%s\n", it->second(args).c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab-bench %s: %s\n", argv[1], e.what());
+    return 1;
+  }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "attnlab/attention/attention.hpp"
+#include "attnlab/nn/init.hpp"
 #include "timing.hpp"
 #include "workloads.hpp"
 
@@ -16,11 +17,7 @@ struct W1Shape {
   std::size_t batch, nq, nk, d, h;
 };
 
-Tensor normal(const Shape& s, float std, Rng& rng) {
-  Tensor t = Tensor::from_shape(s);
-  for (float& v : t) v = rng.normal(0.0f, std);
-  return t;
-}
+Tensor normal(const Shape& s, float std, Rng& rng) { return initialised(s, Init::normal(std), rng); }
 
 double time_one(const Registries& registries, const std::string& scoring_name, const W1Shape& s, Rng& rng) {
   ParamStore store;

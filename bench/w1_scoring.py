@@ -11,6 +11,8 @@ import time
 
 import torch
 
+from torch_threads import set_threads
+
 
 def masked_softmax(scores, lens):
     """d2l's masked_softmax: masked positions get -1e6 before the softmax."""
@@ -65,7 +67,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+    set_threads(torch, args.threads)
     torch.manual_seed(args.seed)
     results = []
     for shape, (batch, nq, nk, d, h) in [("small", (64, 10, 10, 32, 32)), ("large", (16, 256, 256, 64, 64))]:

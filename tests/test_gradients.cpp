@@ -72,6 +72,9 @@ TEST_CASE("matmul and bmm, every transpose combination", "[gradcheck][autodiff]"
   REQUIRE_GRADIENTS([&] { return bmm(pt, q, true, false); }, pt, q);
   REQUIRE_GRADIENTS([&] { return bmm(p, qt, false, true); }, p, qt);
   REQUIRE_GRADIENTS([&] { return bmm(pt, qt, true, true); }, pt, qt);
+  // An operand used twice: the first product fills its fresh gradient (beta 0), the second adds (beta 1).
+  REQUIRE_GRADIENTS([&] { return matmul(a, w) * matmul(a, w); }, a, w);
+  REQUIRE_GRADIENTS([&] { return bmm(p, q) + bmm(p, qt, false, true) * bmm(p, q); }, p, q, qt);
 }
 
 TEST_CASE("shape ops", "[gradcheck][autodiff]") {
@@ -87,6 +90,21 @@ TEST_CASE("shape ops", "[gradcheck][autodiff]") {
   REQUIRE_GRADIENTS([&] { return index_select(x, 1, idx); }, x);
   IntTensor idx2 = {{3, 3}, {0, 1}};
   REQUIRE_GRADIENTS([&] { return index_select(x, 2, idx2); }, x);
+  Var heads = leaf(randn({2, 3, 6}, 16));  // [B, n, h*p] with h = 3, p = 2
+  REQUIRE_GRADIENTS([&] { return split_heads(heads, 3); }, heads);
+  REQUIRE_GRADIENTS([&] { return merge_heads(heads, 2); }, heads);  // [B*h, n, p] with h = 2
+  REQUIRE_GRADIENTS([&] { return split_heads(heads, 3) * split_heads(heads, 3); }, heads);  // fresh, then adding
+}
+
+TEST_CASE("split_heads is the reshape-permute-reshape of d2l's transpose_qkv, merge_heads its inverse", "[autodiff]") {
+  const Var x = constant(randn({2, 5, 12}, 17));
+  for (const std::size_t h : {1, 3, 4}) {
+    const Var split = split_heads(x, h);
+    const Var by_permute = reshape(permute(reshape(x, {2, 5, h, 12 / h}), {0, 2, 1, 3}), {2 * h, 5, 12 / h});
+    CHECK(split.value() == by_permute.value());
+    CHECK(merge_heads(split, h).value() == x.value());
+  }
+  CHECK_THROWS_WITH(split_heads(x, 5), "split_heads: expected [B, n, heads * p] with 5 heads, got [2, 5, 12]");
 }
 
 TEST_CASE("reductions", "[gradcheck][autodiff]") {

@@ -28,28 +28,18 @@ MultiHeadAttention::MultiHeadAttention(const Registries& registries, const Param
       scoring_(make_scoring(registries, config.scoring, scope.child("scoring"), config.hidden / config.heads,
                             config.hidden / config.heads)) {}
 
-Var MultiHeadAttention::split_heads(const Var& x) const {
-  const std::size_t b = x.dim(0), n = x.dim(1), h = config_.heads, p = config_.hidden / h;
-  return reshape(permute(reshape(x, {b, n, h, p}), {0, 2, 1, 3}), {b * h, n, p});
-}
-
-Var MultiHeadAttention::merge_heads(const Var& x) const {
-  const std::size_t h = config_.heads, b = x.dim(0) / h, n = x.dim(1), p = x.dim(2);
-  return reshape(permute(reshape(x, {b, h, n, p}), {0, 2, 1, 3}), {b, n, h * p});
-}
-
 AttentionResult MultiHeadAttention::operator()(const AttentionSources& sources,
                                                const ValidLens& lens, Rng* rng,
                                                bool training) const {
   const QKV qkv = mode_->form(sources);
-  const Var q = split_heads(w_q_(qkv.queries));  // [B*h, n_q, p]
-  const Var k = split_heads(w_k_(qkv.keys));     // [B*h, n_k, p]
-  const Var v = split_heads(w_v_(qkv.values));   // [B*h, n_k, p]
+  const Var q = split_heads(w_q_(qkv.queries), config_.heads);  // [B*h, n_q, p]
+  const Var k = split_heads(w_k_(qkv.keys), config_.heads);     // [B*h, n_k, p]
+  const Var v = split_heads(w_v_(qkv.values), config_.heads);   // [B*h, n_k, p]
   const Var scores = scoring_(q, k);           // [B*h, n_q, n_k]
   const std::size_t batch = sources.query.dim(0), nq = scores.dim(1), nk = scores.dim(2);
   const ValidLens mask = repeat_for_heads(mode_->valid_lens(lens, batch, nq, nk), config_.heads);
   const AttentionResult pooled = attention_pooling(scores, v, mask, config_.dropout, rng, training);
-  return {w_o_(merge_heads(pooled.output)),                                 // [B, n_q, hidden]
+  return {w_o_(merge_heads(pooled.output, config_.heads)),                                 // [B, n_q, hidden]
           reshape(pooled.weights, {batch, config_.heads, nq, nk})};        // [B, h, n_q, n_k]
 }
 

@@ -1,5 +1,6 @@
 // Matrix products. Gradients are written straight into the parents' gradient buffers by
-// sgemm with beta = 1 (no temporaries, no explicit transposes).
+// sgemm (no temporaries, no explicit transposes): beta = 1 adds to earlier contributions,
+// beta = 0 fills a fresh buffer without zeroing it first.
 #include "attnlab/autodiff/ops.hpp"
 
 namespace attn {
@@ -11,8 +12,14 @@ Var matmul(const Var& a, const Var& b) {
     const Tensor& av = n.parents[0]->value;
     const Tensor& bv = n.parents[1]->value;
     const std::size_t k = bv.shape()[0], cols = bv.shape()[1], rows = av.size() / std::max<std::size_t>(k, 1);
-    if (n.wants(0)) gemm(false, true, rows, k, cols, n.grad.data(), bv.data(), 1.0f, n.parents[0]->grad_buffer().data());
-    if (n.wants(1)) gemm(true, false, k, cols, rows, av.data(), n.grad.data(), 1.0f, n.parents[1]->grad_buffer().data());
+    if (n.wants(0)) {
+      const auto [da, beta] = n.parents[0]->grad_target();
+      gemm(false, true, rows, k, cols, n.grad.data(), bv.data(), beta, da);
+    }
+    if (n.wants(1)) {
+      const auto [db, beta] = n.parents[1]->grad_target();
+      gemm(true, false, k, cols, rows, av.data(), n.grad.data(), beta, db);
+    }
   });
 }
 
@@ -27,18 +34,18 @@ Var bmm(const Var& a, const Var& b, bool trans_a, bool trans_b) {
     const std::size_t k = trans_a ? av.shape()[1] : av.shape()[2];
     const float* dy = n.grad.data();
     if (n.wants(0)) {
-      float* da = n.parents[0]->grad_buffer().data();
+      const auto [da, beta] = n.parents[0]->grad_target();
       if (!trans_a)  // da [m,k] = dy [m,n] op(b)^T
-        gemm_batched(batch, false, !trans_b, m, k, cols, dy, m * cols, bv.data(), k * cols, 1.0f, da, m * k);
+        gemm_batched(batch, false, !trans_b, m, k, cols, dy, m * cols, bv.data(), k * cols, beta, da, m * k);
       else           // da [k,m] = op(b) [k,n] dy^T
-        gemm_batched(batch, trans_b, true, k, m, cols, bv.data(), k * cols, dy, m * cols, 1.0f, da, m * k);
+        gemm_batched(batch, trans_b, true, k, m, cols, bv.data(), k * cols, dy, m * cols, beta, da, m * k);
     }
     if (n.wants(1)) {
-      float* db = n.parents[1]->grad_buffer().data();
+      const auto [db, beta] = n.parents[1]->grad_target();
       if (!trans_b)  // db [k,n] = op(a)^T dy
-        gemm_batched(batch, !trans_a, false, k, cols, m, av.data(), m * k, dy, m * cols, 1.0f, db, k * cols);
+        gemm_batched(batch, !trans_a, false, k, cols, m, av.data(), m * k, dy, m * cols, beta, db, k * cols);
       else           // db [n,k] = dy^T op(a)
-        gemm_batched(batch, true, trans_a, cols, k, m, dy, m * cols, av.data(), m * k, 1.0f, db, k * cols);
+        gemm_batched(batch, true, trans_a, cols, k, m, dy, m * cols, av.data(), m * k, beta, db, k * cols);
     }
   });
 }

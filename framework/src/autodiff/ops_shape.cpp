@@ -66,6 +66,55 @@ Var transpose(const Var& x, std::size_t axis0, std::size_t axis1) {
   return permute(x, axes);
 }
 
+namespace {
+
+// Moves blocks of p floats between the layouts [B, n, h, p] ("by position") and
+// [B, h, n, p] ("by head"), copying into dst, or adding (every element of dst is written).
+void move_heads(const float* src, float* dst, std::size_t b, std::size_t n, std::size_t h, std::size_t p,
+                bool to_heads, bool add) {
+  for (std::size_t bi = 0; bi < b; ++bi)
+    for (std::size_t hi = 0; hi < h; ++hi)
+      for (std::size_t ni = 0; ni < n; ++ni) {
+        const std::size_t by_head = ((bi * h + hi) * n + ni) * p, by_position = ((bi * n + ni) * h + hi) * p;
+        const float* from = src + (to_heads ? by_position : by_head);
+        float* to = dst + (to_heads ? by_head : by_position);
+        if (add)
+          for (std::size_t k = 0; k < p; ++k) to[k] += from[k];
+        else
+          std::copy_n(from, p, to);
+      }
+}
+
+}  // namespace
+
+// y[b*h + j, i, :] = x[b, i, j*p : (j+1)*p];  dx[b, i, j*p : (j+1)*p] += dy[b*h + j, i, :]
+Var split_heads(const Var& x, std::size_t heads) {
+  if (x.ndim() != 3 || heads == 0 || x.dim(2) % heads != 0)
+    throw std::invalid_argument("split_heads: expected [B, n, heads * p] with " + std::to_string(heads) +
+                                " heads, got " + shape_str(x.shape()));
+  const std::size_t b = x.dim(0), n = x.dim(1), p = x.dim(2) / heads;
+  Tensor y = Tensor::from_shape({b * heads, n, p});
+  move_heads(x.value().data(), y.data(), b, n, heads, p, true, false);
+  return record(std::move(y), {x}, [b, n, heads, p](Node& node) {
+    const auto [dx, beta] = node.parents[0]->grad_target();
+    move_heads(node.grad.data(), dx, b, n, heads, p, false, beta != 0.0f);
+  });
+}
+
+// y[b, i, j*p : (j+1)*p] = x[b*h + j, i, :];  dx[b*h + j, i, :] += dy[b, i, j*p : (j+1)*p]
+Var merge_heads(const Var& x, std::size_t heads) {
+  if (x.ndim() != 3 || heads == 0 || x.dim(0) % heads != 0)
+    throw std::invalid_argument("merge_heads: expected [B * heads, n, p] with " + std::to_string(heads) +
+                                " heads, got " + shape_str(x.shape()));
+  const std::size_t b = x.dim(0) / heads, n = x.dim(1), p = x.dim(2);
+  Tensor y = Tensor::from_shape({b, n, heads * p});
+  move_heads(x.value().data(), y.data(), b, n, heads, p, false, false);
+  return record(std::move(y), {x}, [b, n, heads, p](Node& node) {
+    const auto [dx, beta] = node.parents[0]->grad_target();
+    move_heads(node.grad.data(), dx, b, n, heads, p, true, beta != 0.0f);
+  });
+}
+
 // y = x[..., begin:end, ...] along axis;  dx[..., begin:end, ...] += dy
 Var slice(const Var& x, std::size_t axis, std::size_t begin, std::size_t end) {
   check_axis("slice", x, axis);

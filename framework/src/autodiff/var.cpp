@@ -13,6 +13,13 @@ Tensor& Node::grad_buffer() {
   return grad;
 }
 
+std::pair<float*, float> Node::grad_target() {
+  if (has_grad) return {grad.data(), 1.0f};
+  grad = Tensor::from_shape(value.shape());
+  has_grad = true;
+  return {grad.data(), 0.0f};
+}
+
 void Node::accumulate(std::size_t i, const Tensor& g) {
   Node& p = *parents[i];
   if (!p.requires_grad) return;

@@ -1,81 +1,26 @@
 // Model `transformer`: d2l's Transformer (11.7), encoder-decoder of multi-head attention blocks.
 //   X = dropout(embed(x) * sqrt(d) + P)                                   positional encoding
-//   encoder block:  Y = LN(X + dropout(MHA_vvv(X)));  out = LN(Y + dropout(FFN(Y)))
-//   decoder block:  Y = LN(X + dropout(MHA_vvv,causal(X)))
-//                   Z = LN(Y + dropout(MHA_qvv(Y, encoder outputs)))
-//                   out = LN(Z + dropout(FFN(Z)))
-//   FFN(x) = relu(x W_1 + b_1) W_2 + b_2;   p(y_t) = softmax(out_t W_out + b)
+//   encoder: `layers` TransformerEncoderBlocks; decoder: `layers` TransformerDecoderBlocks
+//   (their math: attnlab/models/transformer_blocks.hpp);  p(y_t) = softmax(out_t W_out + b)
 // Options: d_model, ffn_hidden, heads, layers, dropout, scoring (any registered scoring
 // function, default scaled_dot), scoring_options.*, positional (sinusoidal | learned), max_len, loss.
 // Decoding re-runs the decoder over the prefix at each step (the causal mask makes that equal
 // to caching the keys and values).
 #include <cmath>
 
-#include "attnlab/attention/multi_head.hpp"
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/models/builtin_models.hpp"
 #include "attnlab/models/sequence_model.hpp"
+#include "attnlab/models/transformer_blocks.hpp"
 #include "attnlab/nn/embedding.hpp"
-#include "attnlab/nn/layer_norm.hpp"
 #include "attnlab/nn/linear.hpp"
 
 namespace attn {
 namespace {
 
 struct Hyper {
-  std::size_t d, ffn, heads, layers, max_len;
-  float dropout;
-  PluginChoice scoring;
-};
-
-struct AddNorm {  // LN(x + dropout(y))
-  LayerNorm norm;
-  float p;
-  Var operator()(const Var& x, const Var& y, Rng* rng, bool training) const {
-    return norm(x + (training && p > 0.0f ? dropout(y, p, *rng, true) : y));
-  }
-};
-
-struct Ffn {
-  Linear in, out;
-  Var operator()(const Var& x) const { return out(relu(in(x))); }
-};
-
-MultiHeadConfig mha(const Hyper& h, const char* mode, bool causal) {
-  MultiHeadConfig c;
-  c.mode = {mode, {}, ""};
-  if (causal) c.mode.options.set("causal", "true");
-  c.scoring = h.scoring;
-  c.heads = h.heads;
-  c.hidden = h.d;
-  c.dropout = h.dropout;
-  return c;
-}
-
-struct EncoderBlock {
-  MultiHeadAttention attention;
-  AddNorm add1;
-  Ffn ffn;
-  AddNorm add2;
-  EncoderBlock(const Registries& r, const ParamScope& s, const Hyper& h)
-      : attention(r, s.child("attention"), mha(h, "vvv", false), h.d, h.d, h.d),
-        add1{LayerNorm(s.child("norm1"), h.d), h.dropout},
-        ffn{Linear(s.child("ffn1"), h.d, h.ffn), Linear(s.child("ffn2"), h.ffn, h.d)},
-        add2{LayerNorm(s.child("norm2"), h.d), h.dropout} {}
-};
-
-struct DecoderBlock {
-  MultiHeadAttention self_attention, cross_attention;
-  AddNorm add1, add2;
-  Ffn ffn;
-  AddNorm add3;
-  DecoderBlock(const Registries& r, const ParamScope& s, const Hyper& h)
-      : self_attention(r, s.child("self_attention"), mha(h, "vvv", true), h.d, h.d, h.d),
-        cross_attention(r, s.child("cross_attention"), mha(h, "qvv", false), h.d, h.d, h.d),
-        add1{LayerNorm(s.child("norm1"), h.d), h.dropout},
-        add2{LayerNorm(s.child("norm2"), h.d), h.dropout},
-        ffn{Linear(s.child("ffn1"), h.d, h.ffn), Linear(s.child("ffn2"), h.ffn, h.d)},
-        add3{LayerNorm(s.child("norm3"), h.d), h.dropout} {}
+  TransformerBlockConfig block;
+  std::size_t layers, max_len;
 };
 
 struct TransformerState final : DecoderState {
@@ -105,13 +50,13 @@ struct TransformerState final : DecoderState {
 
 Hyper read_hyper(const Options& o) {
   Hyper h;
-  h.d = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
-  h.ffn = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
-  h.heads = o.get<std::size_t>("heads", 4, 1, 1024);
+  h.block.d_model = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
+  h.block.ffn_hidden = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
+  h.block.heads = o.get<std::size_t>("heads", 4, 1, 1024);
   h.layers = o.get<std::size_t>("layers", 2, 1, 64);
   h.max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
-  h.dropout = o.get<float>("dropout", 0.1f, 0.0f, 0.99f);
-  h.scoring = plugin_choice(o, "scoring", "scaled_dot");
+  h.block.dropout = o.get<float>("dropout", 0.1f, 0.0f, 0.99f);
+  h.block.scoring = plugin_choice(o, "scoring", "scaled_dot");
   return h;
 }
 
@@ -135,19 +80,19 @@ class Transformer final : public SequenceModel {
     if (h_.max_len < data_.num_steps)
       throw OptionError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(h_.max_len) +
                                                         ") must be at least the dataset's num_steps (" + std::to_string(data_.num_steps) + ")");
-    if (h_.d % h_.heads != 0)
-      throw OptionError(a.options.where("heads"), "option 'd_model' (" + std::to_string(h_.d) + ") must be a multiple of 'heads' (" +
-                                                      std::to_string(h_.heads) + ")");
+    if (h_.block.d_model % h_.block.heads != 0)
+      throw OptionError(a.options.where("heads"), "option 'd_model' (" + std::to_string(h_.block.d_model) + ") must be a multiple of 'heads' (" +
+                                                      std::to_string(h_.block.heads) + ")");
     const ParamScope enc = a.params.child("encoder"), dec = a.params.child("decoder");
-    src_embed_.emplace(enc.child("embedding"), data_.src_vocab.size(), h_.d);
-    tgt_embed_.emplace(dec.child("embedding"), data_.tgt_vocab.size(), h_.d);
-    src_pos_.emplace(enc.child("positional"), positional, h_.max_len, h_.d, h_.dropout);
-    tgt_pos_.emplace(dec.child("positional"), positional, h_.max_len, h_.d, h_.dropout);
+    src_embed_.emplace(enc.child("embedding"), data_.src_vocab.size(), h_.block.d_model);
+    tgt_embed_.emplace(dec.child("embedding"), data_.tgt_vocab.size(), h_.block.d_model);
+    src_pos_.emplace(enc.child("positional"), positional, h_.max_len, h_.block.d_model, h_.block.dropout);
+    tgt_pos_.emplace(dec.child("positional"), positional, h_.max_len, h_.block.d_model, h_.block.dropout);
     for (std::size_t l = 0; l < h_.layers; ++l) {
-      encoder_.emplace_back(a.registries, enc.child("block" + std::to_string(l)), h_);
-      decoder_.emplace_back(a.registries, dec.child("block" + std::to_string(l)), h_);
+      encoder_.emplace_back(a.registries, enc.child("block" + std::to_string(l)), h_.block);
+      decoder_.emplace_back(a.registries, dec.child("block" + std::to_string(l)), h_.block);
     }
-    output_.emplace(dec.child("output"), h_.d, data_.tgt_vocab.size());
+    output_.emplace(dec.child("output"), h_.block.d_model, data_.tgt_vocab.size());
   }
 
  protected:
@@ -194,16 +139,14 @@ class Transformer final : public SequenceModel {
   }
 
   Var embed(const Embedding& e, const PositionalEncoding& p, const IntTensor& ids, Rng* rng, bool training) const {
-    return p(e(ids) * std::sqrt(static_cast<float>(h_.d)), rng, training);  // [B, T, d]
+    return p(e(ids) * std::sqrt(static_cast<float>(h_.block.d_model)), rng, training);  // [B, T, d]
   }
 
   Var encode(const IntTensor& src, const IntTensor& lens, Rng* rng, bool training, std::vector<Var>& weights) const {
     Var x = embed(*src_embed_, *src_pos_, src, rng, training);
-    for (const EncoderBlock& b : encoder_) {
-      const AttentionResult a = b.attention({x, x, x}, lens, rng, training);
-      weights.push_back(a.weights);
-      const Var y = b.add1(x, a.output, rng, training);
-      x = b.add2(y, b.ffn(y), rng, training);
+    for (const TransformerEncoderBlock& block : encoder_) {
+      weights.emplace_back();
+      x = block(x, lens, rng, training, &weights.back());
     }
     return x;
   }
@@ -211,14 +154,10 @@ class Transformer final : public SequenceModel {
   Var decode(const IntTensor& ids, const Var& memory, const IntTensor& src_lens, Rng* rng, bool training,
              std::vector<Var>& self_w, std::vector<Var>& cross_w) const {
     Var x = embed(*tgt_embed_, *tgt_pos_, ids, rng, training);
-    for (const DecoderBlock& b : decoder_) {
-      const AttentionResult s = b.self_attention({x, x, x}, std::nullopt, rng, training);
-      const Var y = b.add1(x, s.output, rng, training);
-      const AttentionResult c = b.cross_attention({y, memory, memory}, src_lens, rng, training);
-      const Var z = b.add2(y, c.output, rng, training);
-      x = b.add3(z, b.ffn(z), rng, training);
-      self_w.push_back(s.weights);
-      cross_w.push_back(c.weights);
+    for (const TransformerDecoderBlock& block : decoder_) {
+      self_w.emplace_back();
+      cross_w.emplace_back();
+      x = block(x, memory, src_lens, rng, training, &self_w.back(), &cross_w.back());
     }
     return x;
   }
@@ -226,8 +165,8 @@ class Transformer final : public SequenceModel {
   Hyper h_;
   std::optional<Embedding> src_embed_, tgt_embed_;
   std::optional<PositionalEncoding> src_pos_, tgt_pos_;
-  std::vector<EncoderBlock> encoder_;
-  std::vector<DecoderBlock> decoder_;
+  std::vector<TransformerEncoderBlock> encoder_;
+  std::vector<TransformerDecoderBlock> decoder_;
   std::optional<Linear> output_;
 };
 

@@ -34,9 +34,6 @@ class MultiHeadAttention {
                              Rng* rng = nullptr, bool training = false) const;
 
  private:
-  Var split_heads(const Var& x) const;  // [B, n, hidden] -> [B*heads, n, p]
-  Var merge_heads(const Var& x) const;  // [B*heads, n, p] -> [B, n, hidden]
-
   MultiHeadConfig config_;
   std::shared_ptr<AttentionMode> mode_;
   Linear w_q_, w_k_, w_v_, w_o_;

@@ -52,6 +52,11 @@ Var bmm(const Var& a, const Var& b, bool trans_a = false, bool trans_b = false);
 Var reshape(const Var& x, const Shape& shape);  // same number of elements
 Var permute(const Var& x, const std::vector<std::size_t>& axes);
 Var transpose(const Var& x, std::size_t axis0, std::size_t axis1);
+// Multi-head attention's reshuffles (d2l's transpose_qkv / transpose_output), one copy each:
+//   split_heads: x [B, n, h*p] -> [B*h, n, p],  y[b*h + j, i, :] = x[b, i, j*p : (j+1)*p]
+//   merge_heads: its inverse, [B*h, n, p] -> [B, n, h*p]
+Var split_heads(const Var& x, std::size_t heads);
+Var merge_heads(const Var& x, std::size_t heads);
 Var slice(const Var& x, std::size_t axis, std::size_t begin, std::size_t end);  // [begin, end)
 Var concat(const std::vector<Var>& xs, std::size_t axis);
 // Rows of x along `axis` picked by `index` (any shape): result shape is

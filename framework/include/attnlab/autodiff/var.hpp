@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "attnlab/tensor.hpp"
@@ -29,6 +30,10 @@ struct Node {
 
   // The gradient buffer, zero-initialised with the value's shape on first use.
   Tensor& grad_buffer();
+  // For a kernel that writes EVERY element as out = beta * out + contribution (sgemm's beta):
+  // the gradient buffer and the beta to use, 0 when nothing was accumulated yet (the buffer is
+  // then allocated without the zero fill), 1 otherwise.
+  std::pair<float*, float> grad_target();
   // True when parent i takes a gradient (skip computing what nobody needs).
   bool wants(std::size_t i) const { return parents[i]->requires_grad; }
   // parents[i].grad += g, where g may have been broadcast: it is summed down to the parent's shape.

@@ -1,0 +1,48 @@
+// W2 (BENCHMARKS.md): d2l's Bahdanau seq2seq trained on the reverse task. The model, data and
+// training are those of bench/w2-bahdanau.yaml, run by the same code as `attnlab run` (without
+// writing a results file). Epoch times cover training only: the held-out set is evaluated after
+// the last epoch (greedy decoding, exact match).
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+
+#include "attnlab/experiment/run.hpp"
+#include "workloads.hpp"
+
+namespace attn::bench {
+
+std::string run_w2(const Args& args) {
+  Registries registries;
+  register_builtins(registries);
+  const std::string spec_path = std::string(ATTNLAB_BENCH_DIR) + "/w2-bahdanau.yaml";
+  const SpecResult read = read_spec(spec_path, {"seed=" + std::to_string(args.seed)});
+  if (!read.spec) throw std::runtime_error(read.diagnostics.at(0).str());
+  const Spec& spec = *read.spec;
+  const RunPlan& plan = spec.runs.at(0);
+
+  // Valid target tokens per epoch, from the same data the run generates from its seed.
+  const auto parts = build_run(plan, registries, spec.directory);
+  const IntTensor& lens = std::get<SequenceData>(parts->data).train.tgt_lens;
+  const double tokens = std::accumulate(lens.begin(), lens.end(), 0.0);
+
+  const RunResult r = execute_run(plan, registries, spec.directory, [&](const EpochRecord& e) {
+    std::fprintf(stderr, "epoch %zu/%zu: loss %.4f, %.2f s\n", e.epoch, plan.training.epochs, e.train_loss, e.seconds);
+    return true;
+  });
+  if (r.status != "finished") throw std::runtime_error("the W2 run ended " + r.status + ": " + r.error);
+
+  std::vector<double> seconds;
+  for (const EpochRecord& e : r.history) seconds.push_back(e.seconds);
+  std::nth_element(seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2), seconds.end());
+  const double median = seconds[seconds.size() / 2];
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "{\"workload\": \"W2\", \"threads\": %d, \"epochs\": %zu, \"median_epoch_s\": %.6f, "
+                "\"tokens_per_s\": %.1f, \"final_train_loss\": %.6f, \"exact_match\": %.4f}",
+                args.threads, r.history.size(), median, tokens / median, r.history.back().train_loss,
+                r.metrics.at("valid_exact_match"));
+  return buf;
+}
+
+}  // namespace attn::bench
