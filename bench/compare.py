@@ -36,6 +36,10 @@ WORKLOADS = {
 }
 
 
+def fmt(value):
+    return f"{value:.1f}" if abs(value) >= 100 else f"{value:.4g}"
+
+
 def run(cmd):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()
     return json.loads(out[-1])
@@ -66,13 +70,13 @@ def main():
     for k in ours:
         a, t = statistics.median(ours[k]), statistics.median(theirs[k])
         print("| " + " | ".join(map(str, k)) +
-              f" | {a:.4g} | {t:.4g} | {t / a:.2f}x | >= {target(k):.1f}x | {'yes' if t / a >= target(k) else 'NO'} |")
+              f" | {fmt(a)} | {fmt(t)} | {t / a:.2f}x | >= {target(k):.1f}x | {'yes' if t / a >= target(k) else 'NO'} |")
     if reported:
         print("\n| side | round | " + " | ".join(reported) + " |")
         print("|" + " --- |" * (len(reported) + 2))
         for side, results in reports.items():
             for i, result in enumerate(results):
-                print(f"| {side} | {i + 1} | " + " | ".join(f"{result[f]:.4g}" for f in reported) + " |")
+                print(f"| {side} | {i + 1} | " + " | ".join(fmt(result[f]) for f in reported) + " |")
 
 if __name__ == "__main__":
     main()

@@ -4,14 +4,12 @@
 usage: /usr/bin/python3 bench/w1_scoring.py [--threads N] [--seed S]
 Prints one JSON line with the same fields as `attnlab-bench W1`.
 """
-import argparse
 import json
 import sys
-import time
 
 import torch
 
-from torch_threads import set_threads
+from torch_twin import arguments, median_us, set_threads
 
 
 def masked_softmax(scores, lens):
@@ -50,29 +48,15 @@ def make(scoring, batch, nq, nk, d, h):
     return step
 
 
-def median_us(step, iters, warmup=10):
-    for _ in range(warmup):
-        step()
-    times = []
-    for _ in range(iters):
-        start = time.perf_counter()
-        step()
-        times.append((time.perf_counter() - start) * 1e6)
-    times.sort()
-    return times[len(times) // 2]
-
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = arguments()
     set_threads(torch, args.threads)
     torch.manual_seed(args.seed)
     results = []
     for shape, (batch, nq, nk, d, h) in [("small", (64, 10, 10, 32, 32)), ("large", (16, 256, 256, 64, 64))]:
         for scoring in ["dot", "scaled_dot", "general", "additive"]:
-            us = median_us(make(scoring, batch, nq, nk, d, h), 50 if shape == "large" else 200)
+            us = median_us(make(scoring, batch, nq, nk, d, h), 50 if shape == "large" else 200, 10)
             print(f"W1 torch {scoring} {shape}: {us:.1f} us", file=sys.stderr)
             results.append({"scoring": scoring, "shape": shape, "median_us": round(us, 1)})
     print(json.dumps({"workload": "W1_scoring", "threads": args.threads, "results": results}))

@@ -5,7 +5,6 @@ task (../shared BENCHMARKS.md, W2; d2l 10.7 and 11.4).
 usage: /usr/bin/python3 bench/w2_bahdanau.py [--threads N] [--seed S] [--epochs E]
 Prints one JSON line with the same fields as `attnlab-bench W2`; progress goes to stderr.
 """
-import argparse
 import json
 import random
 import statistics
@@ -15,7 +14,7 @@ import time
 import torch
 from torch import nn
 
-from torch_threads import set_threads
+from torch_twin import arguments, set_threads
 
 PAD, BOS, EOS, DIGIT0 = 0, 1, 2, 3  # digits '0'..'9' are 3..12
 VOCAB, STEPS = 13, 10
@@ -126,11 +125,7 @@ def exact_match(model, src, src_lens, tgt, tgt_lens):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--epochs", type=int, default=30)
-    args = parser.parse_args()
+    args = arguments(epochs=30)
     set_threads(torch, args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)

@@ -5,16 +5,14 @@
 usage: /usr/bin/python3 bench/w3_encoder_block.py [--threads N] [--seed S]
 Prints one JSON line with the same fields as `attnlab-bench W3`.
 """
-import argparse
 import json
 import math
 import sys
-import time
 
 import torch
 from torch import nn
 
-from torch_threads import set_threads
+from torch_twin import arguments, median_us, set_threads
 
 D_MODEL, HEADS, FFN, BATCH = 256, 8, 1024, 16
 
@@ -61,23 +59,9 @@ class EncoderBlock(nn.Module):
         return self.norm2(y + self.ffn(y))
 
 
-def median_ms(step, iters=20, warmup=3):
-    for _ in range(warmup):
-        step()
-    times = []
-    for _ in range(iters):
-        start = time.perf_counter()
-        step()
-        times.append((time.perf_counter() - start) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
-
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = arguments()
     set_threads(torch, args.threads)
     torch.manual_seed(args.seed)
     results = []
@@ -90,7 +74,7 @@ def main():
             x.grad = None
             block.zero_grad(set_to_none=True)
             block(x + table).sum().backward()
-        ms = median_ms(step)
+        ms = median_us(step, 20, 3) / 1000
         print(f"W3 length {length}: {ms:.1f} ms", file=sys.stderr)
         results.append({"length": length, "median_ms": ms})
     print(json.dumps({"workload": "W3", "threads": args.threads, "results": results}))
