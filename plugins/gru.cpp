@@ -11,13 +11,10 @@ namespace {
 class Gru final : public attn::GatedCell {
  public:
   explicit Gru(const attn::CellArgs& a) : GatedCell(a, 3) {}
+  // xp = x W_ih + b_ih [B, 3h] (projected for all steps at once); the equations above run
+  // as one fused primitive, attn::gru_step.
   attn::CellState step(const attn::Var& xp, const attn::CellState& s) override {
-    const attn::Var& h = s[0];
-    const attn::Var hp = recurrent(h);                                  // [B, 3h]
-    const attn::Var r = attn::sigmoid(gate(xp, 0) + gate(hp, 0));
-    const attn::Var z = attn::sigmoid(gate(xp, 1) + gate(hp, 1));
-    const attn::Var n = attn::tanh(gate(xp, 2) + r * gate(hp, 2));
-    return {(1.0f - z) * n + z * h};                                   // [B, h]
+    return {attn::gru_step(xp, recurrent(s[0]), s[0])};  // [B, h]
   }
 };
 

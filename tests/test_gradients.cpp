@@ -96,6 +96,18 @@ TEST_CASE("shape ops", "[gradcheck][autodiff]") {
   REQUIRE_GRADIENTS([&] { return split_heads(heads, 3) * split_heads(heads, 3); }, heads);  // fresh, then adding
 }
 
+TEST_CASE("recurrent primitives: the fused GRU step and the row selection of packed sequences", "[gradcheck][autodiff]") {
+  Var xp = leaf(randn({3, 6}, 20)), hp = leaf(randn({3, 6}, 21)), h = leaf(randn({3, 2}, 22));
+  REQUIRE_GRADIENTS([&] { return gru_step(xp, hp, h); }, xp, hp, h);
+  // The same inputs twice: the first contribution fills fresh gradients, the second adds.
+  REQUIRE_GRADIENTS([&] { return gru_step(xp, hp, h) * gru_step(hp, xp, h); }, xp, hp, h);
+  Var a = leaf(randn({3, 2, 2}, 23)), c = leaf(randn({3, 2, 2}, 24));
+  const std::vector<bool> keep = {true, false, true};
+  REQUIRE_GRADIENTS([&] { return select_rows(keep, a, c); }, a, c);
+  REQUIRE_GRADIENTS([&] { return select_rows(keep, a, Var()) * a; }, a);
+  CHECK_THROWS_WITH(gru_step(xp, hp, a), Catch::StartsWith("gru_step: expected projected input and state [B, 3h]"));
+}
+
 TEST_CASE("split_heads is the reshape-permute-reshape of d2l's transpose_qkv, merge_heads its inverse", "[autodiff]") {
   const Var x = constant(randn({2, 5, 12}, 17));
   for (const std::size_t h : {1, 3, 4}) {

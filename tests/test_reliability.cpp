@@ -97,6 +97,8 @@ std::map<std::string, std::string> parameters(const std::string& path) {
 }
 
 const std::string sweep_spec = source_root + "/tests/specs/good/six-runs.yaml";
+// Long enough runs (about 0.3 s each) that a signal lands in the middle of the sweep.
+const std::string sweep_epochs = "training.epochs=40";
 
 }  // namespace
 
@@ -138,10 +140,11 @@ TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume comp
   RunnerOptions whole;
   whole.threads = 1;
   whole.output = tmp / "whole.h5";
+  whole.overrides = {sweep_epochs};
   REQUIRE(run_experiment(sweep_spec, whole) == 0);
 
   const std::string killed = tmp / "killed.h5";
-  const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--output", killed});
+  const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--set", sweep_epochs, "--output", killed});
   REQUIRE(wait_for_finished_runs(killed, 2, 120));
   kill(pid, SIGKILL);
   int status = 0;
@@ -165,7 +168,7 @@ TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume comp
 TEST_CASE("Ctrl-C: the runner finishes writing, marks unfinished runs interrupted, exits non-zero", "[reliability][faults][slow]") {
   TempDir tmp;
   const std::string out = tmp / "int.h5";
-  const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--output", out});
+  const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--set", sweep_epochs, "--output", out});
   REQUIRE(wait_for_finished_runs(out, 1, 120));
   kill(pid, SIGINT);
   int status = 0;

@@ -1,5 +1,6 @@
 #include "attnlab/rnn/rnn.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "attnlab/attention/attention.hpp"  // make_plugin
@@ -11,24 +12,20 @@ namespace {
 std::pair<Var, CellState> run_direction(RnnCell& cell, const Var& x, const ValidLens& lens,
                                         CellState state, bool reverse) {
   const std::size_t batch = x.dim(0), steps = x.dim(1);
-  const Var projected = permute(cell.project_inputs(x), {1, 0, 2});  // [T, B, G h], one product
+  const Var projected = cell.project_inputs(x);  // [B, T, G h], one product
   const std::size_t width = projected.dim(2);
   std::vector<Var> outputs(steps);
   for (std::size_t i = 0; i < steps; ++i) {
     const std::size_t t = reverse ? steps - 1 - i : i;
-    const Var xp = reshape(slice(projected, 0, t, t + 1), {batch, width});  // [B, G h]
+    const Var xp = reshape(slice(projected, 1, t, t + 1), {batch, width});  // [B, G h]
     CellState next = cell.step(xp, state);
     // Sequences that ended before step t keep their state, and output zeros.
-    Tensor keep = Tensor::from_shape({batch, 1});
-    bool all_valid = true;
-    for (std::size_t b = 0; b < batch; ++b) {
-      keep(b, 0) = !lens || static_cast<int>(t) < (*lens)(b) ? 1.0f : 0.0f;
-      all_valid = all_valid && keep(b, 0) == 1.0f;
-    }
-    if (!all_valid) {
-      const Var m = constant(keep), not_m = constant(1.0f - keep);
-      for (std::size_t p = 0; p < next.size(); ++p) next[p] = m * next[p] + not_m * state[p];
-      outputs[t] = m * cell.output(next);
+    std::vector<bool> keep(batch, true);
+    if (lens)
+      for (std::size_t b = 0; b < batch; ++b) keep[b] = static_cast<int>(t) < (*lens)(b);
+    if (std::find(keep.begin(), keep.end(), false) != keep.end()) {
+      for (std::size_t p = 0; p < next.size(); ++p) next[p] = select_rows(keep, next[p], state[p]);
+      outputs[t] = select_rows(keep, cell.output(next), Var());
     } else {
       outputs[t] = cell.output(next);
     }

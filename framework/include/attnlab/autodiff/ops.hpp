@@ -97,6 +97,15 @@ Var dropout(const Var& x, float p, Rng& rng, bool training);
 // Layer norm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta.
 Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps = 1e-5f);
 
+// ---- recurrent (ops_rnn.cpp) ----
+// One fused GRU step (PyTorch's gate order r, z, n) from xp = x W_ih + b_ih and
+// hp = h W_hh + b_hh [B, 3h] and the state h [B, h] -> h' [B, h]; the equations are in the
+// `gru` cell (plugins/gru.cpp).
+Var gru_step(const Var& xp, const Var& hp, const Var& h);
+// Rows of [B, ...]: y[b] = keep[b] ? a[b] : c[b], zeros where c is undefined (ended sequences
+// keep their state and output zeros).
+Var select_rows(const std::vector<bool>& keep, const Var& a, const Var& c);
+
 // ---- attention (ops_attention.cpp) ----
 // Additive (Bahdanau) scores after projection, fused: q [B, n_q, h], k [B, n_k, h], w [h] ->
 // s [B, n_q, n_k], s_bij = sum_h w_h tanh(q_bih + k_bjh), without the [B, n_q, n_k, h] tensor.
