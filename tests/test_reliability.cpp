@@ -17,7 +17,9 @@
 #include <fstream>
 #include <thread>
 
+#include "attnlab/experiment/checkpoints.hpp"
 #include "attnlab/experiment/results_file.hpp"
+#include "attnlab/experiment/run.hpp"
 #include "attnlab/experiment/runner.hpp"
 #include "attnlab/io/hdf5_file.hpp"
 
@@ -163,6 +165,80 @@ TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume comp
   resume.resume = true;
   REQUIRE(run_experiment(sweep_spec, resume) == 0);
   CHECK(parameters(killed) == reference);
+}
+
+TEST_CASE("SIGKILL in the middle of a run: --resume continues it from its checkpoint, bit-identically", "[reliability][faults][slow]") {
+  TempDir tmp;
+  const std::vector<std::string> one_long_run = {"sweep.seed=[1]", "training.epochs=150"};
+  RunnerOptions whole;
+  whole.threads = 1;
+  whole.output = tmp / "whole.h5";
+  whole.overrides = one_long_run;
+  whole.checkpoint_seconds = 0.02;
+  REQUIRE(run_experiment(sweep_spec, whole) == 0);
+  CHECK_FALSE(fs::exists(tmp / "whole.h5.checkpoints"));  // removed once the run is written
+
+  const std::string killed = tmp / "killed.h5";
+  const std::string checkpoint = checkpoint_path(killed, "seed-1");
+  const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--set", one_long_run[0], "--set", one_long_run[1],
+                           "--checkpoint-every", "0.02", "--output", killed});
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::size_t saved_epochs = 0;
+  while (saved_epochs < 10 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    try {
+      saved_epochs = static_cast<std::size_t>(Hdf5File(checkpoint, Hdf5File::Mode::read).attr_long("/trainer", "epochs_done"));
+    } catch (const std::exception&) {
+      // not written yet
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(saved_epochs >= 10);
+  REQUIRE(fs::exists(checkpoint));
+  CHECK(ResultsFile::runs(killed).empty());  // the run was never written
+
+  RunnerOptions resume = whole;
+  resume.output = killed;
+  resume.resume = true;
+  REQUIRE(run_experiment(sweep_spec, resume) == 0);
+  const Hdf5File f(killed, Hdf5File::Mode::read);
+  CHECK(f.attr_long("/runs/seed-1", "resumed_from_epoch") >= 10);
+  CHECK(f.attr_long("/runs/seed-1", "epochs_done") == 150);
+  CHECK(f.read_doubles("/runs/seed-1/history/train_loss") ==
+        Hdf5File(tmp / "whole.h5", Hdf5File::Mode::read).read_doubles("/runs/seed-1/history/train_loss"));
+  CHECK(parameters(killed) == parameters(tmp / "whole.h5"));
+  CHECK_FALSE(fs::exists(killed + ".checkpoints"));
+}
+
+TEST_CASE("a checkpoint made with another configuration is not used: the run fails with a clear error", "[reliability][faults]") {
+  TempDir tmp;
+  RunnerOptions o;
+  o.threads = 1;
+  o.output = tmp / "r.h5";
+  o.overrides = {"sweep.seed=[1]", "training.epochs=3"};
+  o.checkpoint_seconds = 0;
+  REQUIRE(run_experiment(sweep_spec, o) == 0);
+  // A leftover checkpoint of the same run made with another learning rate.
+  RunnerOptions other = o;
+  other.overrides.push_back("training.lr=0.5");
+  const RunPlan plan = read_spec(sweep_spec, other.overrides).spec->runs.at(0);
+  {
+    Registries registries;
+    register_builtins(registries);
+    const auto parts = build_run(plan, registries, fs::path(sweep_spec).parent_path().string());
+    Trainer trainer(*parts->model, parts->params, registries, plan.training, plan.seed);
+    save_checkpoint(trainer, RunCheckpoint{checkpoint_path(tmp / "r.h5", "seed-1"), plan.config_yaml(), 0, false});
+  }
+  Hdf5File(tmp / "r.h5", Hdf5File::Mode::read_write).set_attr("/runs/seed-1", "status", std::string("interrupted"));
+  RunnerOptions resume = o;
+  resume.resume = true;
+  CHECK(run_experiment(sweep_spec, resume) == 1);
+  const Hdf5File f(tmp / "r.h5", Hdf5File::Mode::read);
+  CHECK(f.attr_string("/runs/seed-1", "status") == "failed");
+  CHECK_THAT(f.attr_string("/runs/seed-1", "error"), Catch::Contains("this checkpoint was made with another configuration"));
 }
 
 TEST_CASE("Ctrl-C: the runner finishes writing, marks unfinished runs interrupted, exits non-zero", "[reliability][faults][slow]") {

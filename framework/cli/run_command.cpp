@@ -13,6 +13,9 @@ RunnerOptions runner_options(const Arguments& a) {
   o.overrides = a.all("--set");
   o.plugins = a.all("--plugin");
   if (a.has("--output")) o.output = a.value("--output", "");
+  o.checkpoint_seconds = a.number("--checkpoint-every", o.checkpoint_seconds);
+  if (!(o.checkpoint_seconds >= 0))
+    throw UsageError{"--checkpoint-every takes seconds between checkpoints, 0 or more (0: only on Ctrl-C)"};
   if (o.resume && o.force) throw UsageError{"--resume and --force exclude each other"};
   return o;
 }
@@ -35,9 +38,12 @@ Command run_command() {
           "  --output PATH     write here instead of the spec's output\n"
           "  --force           overwrite an existing results file\n"
           "  --resume          complete the sweep in an existing results file, skipping finished runs\n"
+          "                    and continuing unfinished ones from their checkpoints\n"
+          "  --checkpoint-every SECONDS  save each unfinished run's state this often (default 600;\n"
+          "                    0: only on Ctrl-C) in OUTPUT.checkpoints/\n"
           "  exit codes: 0 all runs finished, 1 some did not, 2 invalid spec or command line, 130 Ctrl-C",
           [](const std::vector<std::string>& args) {
-            const Arguments a(args, {"--resume", "--force"}, {"--threads", "--set", "--plugin", "--output"});
+            const Arguments a(args, {"--resume", "--force"}, {"--threads", "--set", "--plugin", "--output", "--checkpoint-every"});
             return run_experiment(one_spec(a), runner_options(a));
           }};
 }

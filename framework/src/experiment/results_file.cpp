@@ -65,6 +65,7 @@ void ResultsFile::write_run(const std::string& path, const RunPlan& plan, const 
   f.set_attr(g, "error", r.error);
   f.set_attr(g, "wall_seconds", r.wall_seconds);
   f.set_attr(g, "epochs_done", static_cast<long>(r.history.size()));
+  f.set_attr(g, "resumed_from_epoch", static_cast<long>(r.resumed_from_epoch));
   for (const auto& [name, value] : r.metrics) f.set_attr(g, "metric." + name, value);
   for (const auto& [name, value] : r.params) f.write(g + "/params/" + param_path(name), value);
   f.create_group(g + "/history");

@@ -47,13 +47,24 @@ std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& regis
 }
 
 RunResult execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
-                      const std::function<bool(const EpochRecord&)>& on_epoch) {
+                      const std::function<bool(const EpochRecord&)>& on_epoch, const RunCheckpoint* checkpoint) {
   RunResult result;
   const auto start = std::chrono::steady_clock::now();
   try {
     const auto parts = build_run(plan, registries, spec_dir);
     Trainer trainer(*parts->model, parts->params, registries, plan.training, plan.seed);
-    const RunStatus status = trainer.run(on_epoch);
+    if (checkpoint) result.resumed_from_epoch = load_checkpoint(trainer, *checkpoint);
+    auto saved_at = std::chrono::steady_clock::now();
+    const RunStatus status = trainer.run([&](const EpochRecord& e) {
+      const bool go_on = !on_epoch || on_epoch(e);
+      const bool due = checkpoint && checkpoint->every_seconds > 0 && e.epoch < plan.training.epochs &&
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - saved_at).count() >= checkpoint->every_seconds;
+      if (checkpoint && (!go_on || due)) {
+        save_checkpoint(trainer, *checkpoint);
+        saved_at = std::chrono::steady_clock::now();
+      }
+      return go_on;
+    });
     result.status = to_string(status);
     result.history = trainer.history();
     if (status != RunStatus::diverged && status != RunStatus::interrupted) {

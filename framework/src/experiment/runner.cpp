@@ -16,6 +16,7 @@
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
+#include "attnlab/experiment/checkpoints.hpp"
 #include "attnlab/experiment/progress.hpp"
 #include "attnlab/experiment/results_file.hpp"
 #include "attnlab/experiment/run.hpp"
@@ -154,6 +155,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
     }
   } else {
     try {
+      remove_checkpoints(p->output);  // of an earlier sweep into this file
       ResultsFile::create(p->output, spec);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attnlab run: cannot create the results file: %s\nNothing was run.\n", e.what());
@@ -193,6 +195,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
       if (r.status != "finished" && r.status != "early_stopped") ++failures;
       try {
         ResultsFile::write_run(p->output, plan, r);
+        if (r.status != "interrupted") remove_checkpoint(p->output, plan.id);  // --resume continues the others
       } catch (const std::exception& e) {
         write_failed = true;
         write_error = e.what();
@@ -206,6 +209,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
             note = buf;
             break;
           }
+      if (r.resumed_from_epoch) note += " (continued from its checkpoint after epoch " + std::to_string(r.resumed_from_epoch) + ")";
       progress.finished(plan.id, r.status, r.wall_seconds, note);
     }
   });
@@ -223,10 +227,12 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
             f->result.status = "interrupted";
           } else {
             progress.started(plan->id, plan->training.epochs);
+            const RunCheckpoint checkpoint{checkpoint_path(p->output, plan->id), plan->config_yaml(),
+                                           options.checkpoint_seconds, options.resume};
             f->result = execute_run(*plan, p->registries, spec.directory, [&](const EpochRecord& e) {
               progress.epoch(plan->id, e.epoch, e.train_loss);
               return !interrupted.load();
-            });
+            }, &checkpoint);
           }
           queue.push(f);
         });

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 
 namespace attn {
 
@@ -46,10 +47,19 @@ struct ErrorHandlerScope {
   ~ErrorHandlerScope() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 };
 
+// Debian's libhdf5 is built without thread safety: no two threads may be inside it at once.
+// Every HDF5 call attnlab makes holds this lock (run threads write checkpoints while the
+// runner's writer thread writes results).
+std::recursive_mutex& library_lock() {
+  static std::recursive_mutex lock;
+  return lock;
+}
+
 // Runs f, turning HDF5's exceptions into one readable line. attnlab's own checks throw with
 // no function name; the library's failures are described by its error stack.
 template <class F>
 auto guarded(const std::string& file, const std::string& what, F&& f) -> decltype(f()) {
+  const std::lock_guard<std::recursive_mutex> lock(library_lock());
   const ErrorHandlerScope scope;
   try {
     return f();
@@ -176,7 +186,6 @@ void write_dataset(H5::H5File& f, const std::string& path, const Shape& shape, c
 }  // namespace
 
 Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // attnlab reports errors itself (guarded)
   guarded(path, "cannot open as an HDF5 file", [&] {
     if (mode != Mode::create_truncate) require_checksummed_format(path);
     const unsigned flags = mode == Mode::create_truncate ? H5F_ACC_TRUNC
@@ -186,9 +195,19 @@ Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
   });
 }
 
-Hdf5File::~Hdf5File() = default;
+Hdf5File::~Hdf5File() {
+  const std::lock_guard<std::recursive_mutex> lock(library_lock());
+  impl_.reset();  // closes the file
+}
+
 Hdf5File::Hdf5File(Hdf5File&&) noexcept = default;
-Hdf5File& Hdf5File::operator=(Hdf5File&&) noexcept = default;
+
+Hdf5File& Hdf5File::operator=(Hdf5File&& other) noexcept {
+  const std::lock_guard<std::recursive_mutex> lock(library_lock());
+  impl_ = std::move(other.impl_);
+  path_ = std::move(other.path_);
+  return *this;
+}
 
 void Hdf5File::create_group(const std::string& path) {
   guarded(path_, "cannot create group " + path, [&] {

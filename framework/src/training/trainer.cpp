@@ -43,6 +43,11 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
   const std::size_t n = model_.train_size();
   std::vector<std::size_t> order(n);
   while (history_.size() < config_.epochs) {
+    // Restored from a checkpoint taken at the epoch that decided to stop early: stop now.
+    if (!config_.early_stopping.empty() && has_best_ && bad_evaluations_ >= config_.patience) {
+      for (std::size_t i = 0; i < named_.size(); ++i) named_[i].second.mutable_value() = best_params_[i];
+      return RunStatus::early_stopped;
+    }
     const auto start = std::chrono::steady_clock::now();
     std::iota(order.begin(), order.end(), std::size_t{0});
     if (config_.shuffle)  // Fisher-Yates with the run's stream

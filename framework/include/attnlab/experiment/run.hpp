@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/experiment/checkpoints.hpp"
 #include "attnlab/experiment/spec.hpp"
 #include "attnlab/registries.hpp"
 
@@ -23,6 +24,7 @@ struct RunResult {
   std::vector<std::pair<std::string, Tensor>> plot_data;  // Model::plot_data()
   std::vector<std::string> src_vocab, tgt_vocab;  // sequence data only (for `attnlab translate`)
   std::size_t num_steps = 0;
+  std::size_t resumed_from_epoch = 0;  // > 0: continued from its checkpoint after that epoch
 };
 
 // Builds what a run needs, for validation: constructs the dataset source, loads the data,
@@ -36,9 +38,11 @@ struct RunParts {
 std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir);
 
 // Runs a whole run. on_epoch is called after every epoch (returning false interrupts); errors
-// are caught and reported in the result (status failed), never thrown.
+// are caught and reported in the result (status failed), never thrown. With a checkpoint, the
+// run continues from it (when resuming) and saves it periodically and when interrupted.
 RunResult execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
-                      const std::function<bool(const EpochRecord&)>& on_epoch);
+                      const std::function<bool(const EpochRecord&)>& on_epoch,
+                      const RunCheckpoint* checkpoint = nullptr);
 
 // Every problem the plugins find in the runs of a spec (unknown plugin names, bad or unknown
 // options, missing files, metrics early stopping cannot watch), each once, with its location.

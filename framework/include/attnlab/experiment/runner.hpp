@@ -19,6 +19,7 @@ struct RunnerOptions {
   std::vector<std::string> overrides;   // --set key=value
   std::vector<std::string> plugins;     // --plugin PATH
   std::optional<std::string> output;    // --output PATH (instead of the spec's)
+  double checkpoint_seconds = 600;      // --checkpoint-every: mid-run checkpoints (checkpoints.hpp); 0: only on Ctrl-C
 };
 
 // Exit codes: 0 every run finished; 1 some run failed, diverged or was interrupted;
