@@ -12,6 +12,7 @@
 
 #include "attnlab/experiment/results_file.hpp"
 #include "attnlab/experiment/runner.hpp"
+#include "attnlab/experiment/spec.hpp"
 #include "attnlab/io/hdf5_file.hpp"
 
 using namespace attn;
@@ -115,6 +116,21 @@ TEST_CASE("--set overrides keys and is validated like the file", "[runner][specs
   const auto diags = check_spec(spec("good/tiny-sweep.yaml"), o);
   REQUIRE(diags.size() == 1);
   CHECK(diags[0].str() == "--set training.epocs=7: unknown key 'training.epocs'; did you mean 'training.epochs'?");
+}
+
+TEST_CASE("--set on a key replaces its whole value, a map of sub-keys included", "[runner][specs]") {
+  // experiments/seq2seq-bottleneck.yaml has model.attention.mode and .scoring; the documented
+  // way to compare without attention is --set model.attention=none.
+  const std::string bottleneck = std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/seq2seq-bottleneck.yaml";
+  RunnerOptions o;
+  o.overrides = {"model.attention=none"};
+  CHECK(check_spec(bottleneck, o).empty());
+  const SpecResult r = read_spec(bottleneck, o.overrides);
+  REQUIRE(r.spec);
+  for (const RunPlan& plan : r.spec->runs) {
+    CHECK(plan.model_options.text("attention") == "none");
+    CHECK_THAT(plan.config_yaml(), !Catch::Contains("scoring"));
+  }
 }
 
 TEST_CASE("docs/spec.md documents every key of the spec schema", "[runner][specs][docs]") {

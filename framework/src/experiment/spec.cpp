@@ -307,6 +307,11 @@ bool apply_override(const std::string& text, std::map<std::string, SpecValue>& t
     v.items = {raw};
     v.item_where = {v.where};
   }
+  // The value replaces the key's whole value: a map of sub-keys under it goes
+  // (--set model.attention=none on a spec that has model.attention.mode, .scoring).
+  const std::string below = key + ".";
+  for (auto it = table.lower_bound(below); it != table.end() && it->first.compare(0, below.size(), below) == 0;)
+    it = table.erase(it);
   table[key] = v;
   return true;
 }
