@@ -42,12 +42,14 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
   if (!model_.trainable()) return RunStatus::finished;  // nothing to learn (e.g. a fixed kernel)
   const std::size_t n = model_.train_size();
   std::vector<std::size_t> order(n);
-  while (history_.size() < config_.epochs) {
-    // Restored from a checkpoint taken at the epoch that decided to stop early: stop now.
+  while (true) {
+    // Patience used up (in the last epoch, or in the one a checkpoint was taken after): the
+    // best parameters come back.
     if (!config_.early_stopping.empty() && has_best_ && bad_evaluations_ >= config_.patience) {
       for (std::size_t i = 0; i < named_.size(); ++i) named_[i].second.mutable_value() = best_params_[i];
       return RunStatus::early_stopped;
     }
+    if (history_.size() >= config_.epochs) return RunStatus::finished;
     const auto start = std::chrono::steady_clock::now();
     std::iota(order.begin(), order.end(), std::size_t{0});
     if (config_.shuffle)  // Fisher-Yates with the run's stream
@@ -80,7 +82,6 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
     rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     history_.push_back(rec);
 
-    bool stop = false;
     if (!config_.early_stopping.empty() && !rec.metrics.empty()) {
       const auto it = rec.metrics.find(config_.early_stopping);
       if (it == rec.metrics.end())
@@ -90,17 +91,12 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
         best_ = it->second, has_best_ = true, bad_evaluations_ = 0;
         best_params_.clear();
         for (const auto& item : named_) best_params_.push_back(item.second.value());
-      } else if (++bad_evaluations_ >= config_.patience) {
-        stop = true;
+      } else {
+        ++bad_evaluations_;
       }
     }
     if (on_epoch && !on_epoch(rec)) return RunStatus::interrupted;
-    if (stop) {
-      for (std::size_t i = 0; i < named_.size(); ++i) named_[i].second.mutable_value() = best_params_[i];
-      return RunStatus::early_stopped;
-    }
   }
-  return RunStatus::finished;
 }
 
 // Layout under `group`: params/<name>, optimizer/<state name>, history/<column>, and attributes
