@@ -18,6 +18,7 @@
 #include "attnlab/experiment/runner.hpp"
 #include "attnlab/experiment/summary.hpp"
 #include "attnlab/io/hdf5_file.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
 namespace fs = std::filesystem;
@@ -28,13 +29,9 @@ const std::string source_root = ATTNLAB_SOURCE_ROOT;
 const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
 
 struct Workspace {
-  fs::path dir;
-  std::string seq, nw;  // results of tests/specs/good/tiny-sweep.yaml and nw-fit.yaml
+  attn::test::TempDir dir{"attnlab-analysis"};
+  std::string seq = dir / "seq.h5", nw = dir / "nw.h5";  // results of tests/specs/good/tiny-sweep.yaml and nw-fit.yaml
   Workspace() {
-    char name[] = "/tmp/attnlab-analysis-XXXXXX";
-    dir = mkdtemp(name);
-    seq = (dir / "seq.h5").string();
-    nw = (dir / "nw.h5").string();
     RunnerOptions o;
     o.threads = 2;
     o.output = seq;
@@ -42,8 +39,7 @@ struct Workspace {
     o.output = nw;
     REQUIRE(run_experiment(source_root + "/tests/specs/good/nw-fit.yaml", o) == 0);
   }
-  ~Workspace() { fs::remove_all(dir); }
-  std::string operator/(const std::string& f) const { return (dir / f).string(); }
+  std::string operator/(const std::string& f) const { return dir / f; }
 };
 
 struct Output {

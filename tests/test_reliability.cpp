@@ -15,6 +15,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "attnlab/experiment/checkpoints.hpp"
@@ -22,27 +23,20 @@
 #include "attnlab/experiment/run.hpp"
 #include "attnlab/experiment/runner.hpp"
 #include "attnlab/io/hdf5_file.hpp"
+#include "test_support.hpp"
 
 extern char** environ;
 
 using namespace attn;
 namespace fs = std::filesystem;
 
+using attn::test::TempDir;
+
 namespace {
 
 const std::string source_root = ATTNLAB_SOURCE_ROOT;
 const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
 std::string bad_plugin(const std::string& name) { return std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-" + name + ".so"; }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char name[] = "/tmp/attnlab-reliability-XXXXXX";
-    path = mkdtemp(name);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& f) const { return (path / f).string(); }
-};
 
 // Starts `attnlab args...` with its output thrown away; returns the pid.
 pid_t start(const std::vector<std::string>& args) {
@@ -61,20 +55,35 @@ pid_t start(const std::vector<std::string>& args) {
   return pid;
 }
 
-// Waits until the results file holds at least `runs` finished runs (reading between writes).
-bool wait_for_finished_runs(const std::string& path, std::size_t runs, double seconds) {
+// Polls `ready` (which may throw while a file is not there yet, or is being written this
+// instant) until it holds or `seconds` have passed.
+bool wait_until(const std::function<bool()>& ready, double seconds) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
     try {
-      std::size_t finished = 0;
-      for (const auto& r : ResultsFile::runs(path)) finished += r.status == "finished";
-      if (finished >= runs) return true;
+      if (ready()) return true;
     } catch (const std::exception&) {
-      // not created yet, or being written this instant
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
+}
+
+// Waits until the results file holds at least `runs` finished runs.
+bool wait_for_finished_runs(const std::string& path, std::size_t runs, double seconds) {
+  return wait_until([&] {
+    std::size_t finished = 0;
+    for (const auto& r : ResultsFile::runs(path)) finished += r.status == "finished";
+    return finished >= runs;
+  }, seconds);
+}
+
+// Sends `signal` to the process and returns its wait status.
+int signal_and_wait(pid_t pid, int signal) {
+  kill(pid, signal);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
 }
 
 std::map<std::string, std::string> parameters(const std::string& path) {
@@ -112,7 +121,7 @@ TEST_CASE("misbehaving plugins fail only their own runs, with an error naming th
       {"returns_nan", "returned NaN or infinite scores from finite queries and keys"}};
   for (const auto& [name, problem] : cases) {
     DYNAMIC_SECTION(name) {
-      TempDir tmp;
+      TempDir tmp("attnlab-reliability");
       RunnerOptions o;
       o.threads = 2;
       o.output = tmp / "r.h5";
@@ -138,7 +147,7 @@ TEST_CASE("misbehaving plugins fail only their own runs, with an error naming th
 }
 
 TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume completes it bit-identically", "[reliability][faults][slow]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-reliability");
   RunnerOptions whole;
   whole.threads = 1;
   whole.output = tmp / "whole.h5";
@@ -148,10 +157,7 @@ TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume comp
   const std::string killed = tmp / "killed.h5";
   const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--set", sweep_epochs, "--output", killed});
   REQUIRE(wait_for_finished_runs(killed, 2, 120));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(WIFSIGNALED(signal_and_wait(pid, SIGKILL)));
 
   // The file opens, and every run it holds as finished is complete and equal to the whole run's.
   const auto partial = parameters(killed);
@@ -168,7 +174,7 @@ TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume comp
 }
 
 TEST_CASE("SIGKILL in the middle of a run: --resume continues it from its checkpoint, bit-identically", "[reliability][faults][slow]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-reliability");
   const std::vector<std::string> one_long_run = {"sweep.seed=[1]", "training.epochs=150"};
   RunnerOptions whole;
   whole.threads = 1;
@@ -182,21 +188,11 @@ TEST_CASE("SIGKILL in the middle of a run: --resume continues it from its checkp
   const std::string checkpoint = checkpoint_path(killed, "seed-1");
   const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--set", one_long_run[0], "--set", one_long_run[1],
                            "--checkpoint-every", "0.02", "--output", killed});
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  std::size_t saved_epochs = 0;
-  while (saved_epochs < 10 && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    try {
-      saved_epochs = static_cast<std::size_t>(Hdf5File(checkpoint, Hdf5File::Mode::read).attr_long("/trainer", "epochs_done"));
-    } catch (const std::exception&) {
-      // not written yet
-    }
-  }
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFSIGNALED(status));
-  REQUIRE(saved_epochs >= 10);
+  const bool saved = wait_until([&] {
+    return Hdf5File(checkpoint, Hdf5File::Mode::read).attr_long("/trainer", "epochs_done") >= 10;
+  }, 120);
+  REQUIRE(WIFSIGNALED(signal_and_wait(pid, SIGKILL)));
+  REQUIRE(saved);
   REQUIRE(fs::exists(checkpoint));
   CHECK(ResultsFile::runs(killed).empty());  // the run was never written
 
@@ -214,7 +210,7 @@ TEST_CASE("SIGKILL in the middle of a run: --resume continues it from its checkp
 }
 
 TEST_CASE("a checkpoint made with another configuration is not used: the run fails with a clear error", "[reliability][faults]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-reliability");
   RunnerOptions o;
   o.threads = 1;
   o.output = tmp / "r.h5";
@@ -242,13 +238,11 @@ TEST_CASE("a checkpoint made with another configuration is not used: the run fai
 }
 
 TEST_CASE("Ctrl-C: the runner finishes writing, marks unfinished runs interrupted, exits non-zero", "[reliability][faults][slow]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-reliability");
   const std::string out = tmp / "int.h5";
   const pid_t pid = start({"run", sweep_spec, "--threads", "1", "--set", sweep_epochs, "--output", out});
   REQUIRE(wait_for_finished_runs(out, 1, 120));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const int status = signal_and_wait(pid, SIGINT);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);
   std::map<std::string, int> count;
@@ -261,7 +255,7 @@ TEST_CASE("Ctrl-C: the runner finishes writing, marks unfinished runs interrupte
 }
 
 TEST_CASE("an output that cannot be written is refused before any training", "[reliability][faults]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-reliability");
   RunnerOptions o;
   o.output = "/proc/attnlab-results.h5";  // a directory nobody (not even root) can write to
   CHECK(run_experiment(sweep_spec, o) == 2);
@@ -271,7 +265,7 @@ TEST_CASE("an output that cannot be written is refused before any training", "[r
 }
 
 TEST_CASE("a dataset file that disappears before its run: that run fails, naming the file", "[reliability][faults]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-reliability");
   const std::string corpus = tmp / "pairs.txt";
   {
     std::ofstream out(corpus);
@@ -297,7 +291,7 @@ TEST_CASE("a dataset file that disappears before its run: that run fails, naming
 }
 
 TEST_CASE("awkward sizes train without NaN: length 1, maximum length, batch 1, a one-token vocabulary", "[reliability][numerics]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-reliability");
   const std::string one_token = tmp / "one.txt";
   {
     std::ofstream out(one_token);

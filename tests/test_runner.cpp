@@ -14,9 +14,12 @@
 #include "attnlab/experiment/runner.hpp"
 #include "attnlab/experiment/spec.hpp"
 #include "attnlab/io/hdf5_file.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
 namespace fs = std::filesystem;
+
+using attn::test::TempDir;
 
 namespace {
 
@@ -24,16 +27,6 @@ const std::string source_root = ATTNLAB_SOURCE_ROOT;
 const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
 
 std::string spec(const std::string& name) { return source_root + "/tests/specs/" + name; }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char name[] = "/tmp/attnlab-runner-XXXXXX";
-    path = mkdtemp(name);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& f) const { return (path / f).string(); }
-};
 
 int shell(const std::string& cmd) {
   const int status = std::system(cmd.c_str());
@@ -91,7 +84,7 @@ TEST_CASE("every bad spec of the corpus gives exactly the errors written in it",
 }
 
 TEST_CASE("a bad spec runs nothing, writes nothing and exits with 2", "[runner][specs]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-runner");
   const std::string out = tmp / "out.h5";
   CHECK(shell(attnlab_exe + " run " + spec("bad/many_problems.yaml") + " --output " + out + " 2>/dev/null") == 2);
   CHECK_FALSE(fs::exists(out));
@@ -153,7 +146,7 @@ TEST_CASE("the shipped experiments are valid", "[runner][specs]") {
 }
 
 TEST_CASE("same spec and seed: bit-identical weights and metrics with 1 and 2 threads; --resume completes a sweep identically", "[runner][determinism][slow]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-runner");
   const std::string one = tmp / "one.h5", two = tmp / "two.h5";
   REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), quiet_options(1, one)) == 0);
   REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), quiet_options(2, two)) == 0);
@@ -177,7 +170,7 @@ TEST_CASE("same spec and seed: bit-identical weights and metrics with 1 and 2 th
 }
 
 TEST_CASE("one run diverging or throwing does not stop the others; the exit code says so", "[runner][failures]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-runner");
   const std::string out = tmp / "lr.h5";
   CHECK(run_experiment(spec("good/lr-sweep-diverges.yaml"), quiet_options(2, out)) == 1);
   std::map<std::string, std::string> status;
@@ -196,7 +189,7 @@ TEST_CASE("one run diverging or throwing does not stop the others; the exit code
 }
 
 TEST_CASE("the results file reads back with h5py and h5dump; compare prints the table", "[runner][hdf5][slow]") {
-  TempDir tmp;
+  TempDir tmp("attnlab-runner");
   const std::string out = tmp / "r.h5";
   REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), quiet_options(2, out)) == 0);
   CHECK(shell("/usr/bin/python3 " + source_root + "/tests/read_results.py " + out + " > /dev/null") == 0);

@@ -1,6 +1,9 @@
 #include "test_support.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <stdexcept>
 
 namespace attn::test {
 
@@ -25,6 +28,17 @@ Tensor randn(const Shape& shape, std::uint64_t seed, float min_abs) {
   for (float& v : t)
     if (std::abs(v) < min_abs) v = v < 0 ? v - min_abs : v + min_abs;
   return t;
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  std::string name = "/tmp/" + prefix + "-XXXXXX";
+  if (!mkdtemp(name.data())) throw std::runtime_error("cannot create a directory " + name);
+  path = name;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);
 }
 
 }  // namespace attn::test

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <string>
 
 #include "attnlab/registries.hpp"
 
@@ -12,5 +14,15 @@ const Registries& builtins();
 // N(0, 1) entries; with min_abs > 0 entries are pushed away from 0 (kinks, poles).
 Tensor randn(const Shape& shape, std::uint64_t seed, float min_abs = 0.0f);
 Tensor randn(const Shape& shape, Rng& rng);
+
+// A fresh directory /tmp/<prefix>-XXXXXX, removed with its contents at the end of the scope.
+struct TempDir {
+  explicit TempDir(const std::string& prefix);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& file) const { return (path / file).string(); }
+  std::filesystem::path path;
+};
 
 }  // namespace attn::test
