@@ -22,11 +22,11 @@
 
 using namespace attn;
 namespace fs = std::filesystem;
+using attn::test::attnlab_exe;
+using attn::test::source_root;
 
 namespace {
 
-const std::string source_root = ATTNLAB_SOURCE_ROOT;
-const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
 
 struct Workspace {
   attn::test::TempDir dir{"attnlab-analysis"};

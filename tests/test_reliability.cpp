@@ -30,12 +30,12 @@ extern char** environ;
 using namespace attn;
 namespace fs = std::filesystem;
 
+using attn::test::attnlab_exe;
+using attn::test::source_root;
 using attn::test::TempDir;
 
 namespace {
 
-const std::string source_root = ATTNLAB_SOURCE_ROOT;
-const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
 std::string bad_plugin(const std::string& name) { return std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-" + name + ".so"; }
 
 // Starts `attnlab args...` with its output thrown away; returns the pid.

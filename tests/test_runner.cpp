@@ -19,12 +19,12 @@
 using namespace attn;
 namespace fs = std::filesystem;
 
+using attn::test::attnlab_exe;
+using attn::test::source_root;
 using attn::test::TempDir;
 
 namespace {
 
-const std::string source_root = ATTNLAB_SOURCE_ROOT;
-const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
 
 std::string spec(const std::string& name) { return source_root + "/tests/specs/" + name; }
 

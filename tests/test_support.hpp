@@ -9,6 +9,10 @@
 
 namespace attn::test {
 
+// The repository and the build directory (the test program is built with both paths).
+inline const std::string source_root = ATTNLAB_SOURCE_ROOT;
+inline const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
+
 // Registries holding the built-in plugins (one instance for the whole test program).
 const Registries& builtins();
 // N(0, 1) entries; with min_abs > 0 entries are pushed away from 0 (kinks, poles).
