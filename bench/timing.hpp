@@ -9,6 +9,13 @@
 
 namespace attn::bench {
 
+// The median of a sample (the upper one of the middle two for an even count).
+inline double median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 // Median microseconds per call of f over `iters` calls after `warmup` calls.
 inline double median_us(const std::function<void()>& f, int warmup, int iters) {
   for (int i = 0; i < warmup; ++i) f();
@@ -18,8 +25,7 @@ inline double median_us(const std::function<void()>& f, int warmup, int iters) {
     f();
     v = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   }
-  std::nth_element(t.begin(), t.begin() + iters / 2, t.end());
-  return t[static_cast<std::size_t>(iters / 2)];
+  return median(std::move(t));
 }
 
 // Median microseconds per call of f and of g, calls alternating (f, g, f, g, ...) so that
@@ -33,9 +39,7 @@ inline std::pair<double, double> paired_median_us(const std::function<void()>& f
     tf[i] = median_us(f, 0, 1);
     tg[i] = median_us(g, 0, 1);
   }
-  std::nth_element(tf.begin(), tf.begin() + iters / 2, tf.end());
-  std::nth_element(tg.begin(), tg.begin() + iters / 2, tg.end());
-  return {tf[static_cast<std::size_t>(iters / 2)], tg[static_cast<std::size_t>(iters / 2)]};
+  return {median(std::move(tf)), median(std::move(tg))};
 }
 
 }  // namespace attn::bench

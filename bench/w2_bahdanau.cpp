@@ -2,12 +2,12 @@
 // training are those of bench/w2-bahdanau.yaml, run by the same code as `attnlab run` (without
 // writing a results file). Epoch times cover training only: the held-out set is evaluated after
 // the last epoch (greedy decoding, exact match).
-#include <algorithm>
 #include <cstdio>
 #include <numeric>
 #include <stdexcept>
 
 #include "attnlab/experiment/run.hpp"
+#include "timing.hpp"
 #include "workloads.hpp"
 
 namespace attn::bench {
@@ -34,13 +34,12 @@ std::string run_w2(const Args& args) {
 
   std::vector<double> seconds;
   for (const EpochRecord& e : r.history) seconds.push_back(e.seconds);
-  std::nth_element(seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2), seconds.end());
-  const double median = seconds[seconds.size() / 2];
+  const double epoch_seconds = median(seconds);
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "{\"workload\": \"W2\", \"threads\": %d, \"epochs\": %zu, \"median_epoch_s\": %.6f, "
                 "\"tokens_per_s\": %.1f, \"final_train_loss\": %.6f, \"exact_match\": %.4f}",
-                args.threads, r.history.size(), median, tokens / median, r.history.back().train_loss,
+                args.threads, r.history.size(), epoch_seconds, tokens / epoch_seconds, r.history.back().train_loss,
                 r.metrics.at("valid_exact_match"));
   return buf;
 }
