@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lab/builtins.hpp"
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/nn/init.hpp"
 #include "timing.hpp"

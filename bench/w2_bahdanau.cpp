@@ -6,7 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "attnlab/experiment/run.hpp"
+#include "lab/builtins.hpp"
+#include "lab/runner/run.hpp"
 #include "timing.hpp"
 #include "workloads.hpp"
 
@@ -26,11 +27,11 @@ std::string run_w2(const Args& args) {
   const IntTensor& lens = std::get<SequenceData>(parts->data).train.tgt_lens;
   const double tokens = std::accumulate(lens.begin(), lens.end(), 0.0);
 
-  const RunResult r = execute_run(plan, registries, spec.directory, [&](const EpochRecord& e) {
+  const RunRecord r = execute_run(plan, registries, spec.directory, [&](const EpochRecord& e) {
     std::fprintf(stderr, "epoch %zu/%zu: loss %.4f, %.2f s\n", e.epoch, plan.training.epochs, e.train_loss, e.seconds);
     return true;
   });
-  if (r.status != "finished") throw std::runtime_error("the W2 run ended " + r.status + ": " + r.error);
+  if (r.status != RunStatus::finished) throw std::runtime_error(std::string("the W2 run ended ") + to_string(r.status) + ": " + r.error);
 
   std::vector<double> seconds;
   for (const EpochRecord& e : r.history) seconds.push_back(e.seconds);

@@ -4,6 +4,7 @@
 // parameter and to X. Batch 16, sequence lengths 128 and 512.
 #include <cstdio>
 
+#include "lab/builtins.hpp"
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/models/transformer_blocks.hpp"
 #include "attnlab/nn/init.hpp"
@@ -27,7 +28,7 @@ std::string run_w3(const Args& args) {
     const double us = median_us([&] {
       x.zero_grad();
       store.zero_grad();
-      sum(block(positional(x), std::nullopt, nullptr, false)).backward();
+      sum(block(positional(x, ForwardContext::evaluation()), std::nullopt, ForwardContext::evaluation())).backward();
     }, 3, 20);
     std::fprintf(stderr, "W3 length %zu: %.1f ms\n", length, us / 1000);
     char buf[128];

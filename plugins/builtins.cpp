@@ -1,9 +1,4 @@
-// The explicit registration of every built-in plugin (no static-initialisation tricks).
-#include <attnlab/plugin.hpp>
-
-#include "attnlab/data/builtin_datasets.hpp"
-#include "attnlab/models/builtin_models.hpp"
-#include "attnlab/training/builtin_optimizers.hpp"
+#include "plugins/builtins.hpp"
 
 void register_scoring_dot(attn::Registries&);
 void register_scoring_scaled_dot(attn::Registries&);
@@ -20,7 +15,7 @@ void register_mode_vvv(attn::Registries&);
 
 namespace attn {
 
-void register_builtins(Registries& r) {
+void register_builtin_plugins(Registries& r) {
   register_scoring_dot(r);
   register_scoring_scaled_dot(r);
   register_scoring_general(r);
@@ -33,14 +28,6 @@ void register_builtins(Registries& r) {
   register_mode_qkv(r);
   register_mode_qvv(r);
   register_mode_vvv(r);
-  register_model_nadaraya_watson(r);
-  register_model_seq2seq(r);
-  register_model_transformer(r);
-  register_dataset_regression1d(r);
-  register_dataset_sequence_task(r);
-  register_dataset_parallel_corpus(r);
-  register_optimizer_sgd(r);
-  register_optimizer_adam(r);
 }
 
 }  // namespace attn

@@ -7,7 +7,7 @@ namespace {
 class Qkv final : public attn::ProjectedMode {
  public:
   explicit Qkv(const attn::ModeArgs& a) : ProjectedMode(a, a.query_dim, a.key_dim, a.value_dim) {}
-  attn::QKV form(const attn::AttentionSources& s) override { return project(s.query, s.key, s.value); }
+  attn::FormedQkv form(const attn::AttentionSources& s) override { return project(s.query, s.key, s.value); }
 };
 
 }  // namespace

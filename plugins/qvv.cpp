@@ -7,7 +7,7 @@ namespace {
 class Qvv final : public attn::ProjectedMode {
  public:
   explicit Qvv(const attn::ModeArgs& a) : ProjectedMode(a, a.query_dim, a.key_dim, a.key_dim) {}
-  attn::QKV form(const attn::AttentionSources& s) override { return project(s.query, s.key, s.key); }
+  attn::FormedQkv form(const attn::AttentionSources& s) override { return project(s.query, s.key, s.key); }
 };
 
 }  // namespace

@@ -11,7 +11,7 @@ class Vvv final : public attn::ProjectedMode {
       : ProjectedMode(a, a.query_dim, a.query_dim, a.query_dim),
         causal_(a.options.get<bool>("causal", false)) {}
 
-  attn::QKV form(const attn::AttentionSources& s) override { return project(s.query, s.query, s.query); }
+  attn::FormedQkv form(const attn::AttentionSources& s) override { return project(s.query, s.query, s.query); }
 
   attn::ValidLens valid_lens(const attn::ValidLens& lens, std::size_t batch, std::size_t n_q,
                              std::size_t n_k) const override {

@@ -12,12 +12,12 @@
 #include <regex>
 #include <sstream>
 
-#include "attnlab/analysis/inspect.hpp"
-#include "attnlab/analysis/report.hpp"
-#include "attnlab/experiment/results_file.hpp"
-#include "attnlab/experiment/runner.hpp"
-#include "attnlab/experiment/summary.hpp"
-#include "attnlab/io/hdf5_file.hpp"
+#include "lab/analysis/inspect.hpp"
+#include "lab/analysis/report.hpp"
+#include "lab/results/results_format.hpp"
+#include "lab/runner/runner.hpp"
+#include "lab/results/summary.hpp"
+#include "lab/results/hdf5_file.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
@@ -162,8 +162,8 @@ TEST_CASE("damage anywhere in a results file gives an error or a correct read, n
     std::ofstream(damaged, std::ios::binary | std::ios::trunc) << bytes;
     try {
       (void)inspect_results(damaged);
-      for (const std::string& id : ResultsFile::run_ids(damaged)) (void)inspect_run(damaged, id);
-      (void)summarize(ResultsFile::runs(damaged));
+      for (const std::string& id : ResultsReader(damaged).run_ids()) (void)inspect_run(damaged, id);
+      (void)summarize(ResultsReader(damaged).runs());
       (void)html_report(damaged);
     } catch (const std::exception& e) {
       ++errors;

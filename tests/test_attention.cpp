@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "attnlab/attention/multi_head.hpp"
+#include "attnlab/attention/attention.hpp"
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/gradcheck.hpp"
 #include "test_support.hpp"
@@ -60,14 +60,13 @@ TEST_CASE("multi-head attention: shapes, per-head masks, any scoring function", 
     DYNAMIC_SECTION("scoring " << scoring) {
       Rng rng(3);
       ParamStore store;
-      MultiHeadConfig config;
+      AttentionConfig config;
       config.mode = {"qvv", {}};
       config.scoring = {scoring, {}};
-      config.heads = 4;
-      config.hidden = 16;
-      const MultiHeadAttention mha(builtins(), ParamScope(store, rng, "mha"), config, 6, 10, 10);
+      config.multi_head = MultiHead{4, 16, false};
+      const Attention mha(builtins(), ParamScope(store, rng, "mha"), config, 6, 10, 10);
       const Var q = constant(randn({3, 2, 6}, rng)), memory = constant(randn({3, 7, 10}, rng));
-      const AttentionResult r = mha({q, memory, memory}, IntTensor{7, 1, 4});
+      const AttentionResult r = mha({q, memory, memory}, IntTensor{7, 1, 4}, ForwardContext::evaluation());
       CHECK(r.output.shape() == Shape{3, 2, 16});
       REQUIRE(r.weights.shape() == Shape{3, 4, 2, 7});
       for (std::size_t h = 0; h < 4; ++h)
@@ -79,10 +78,9 @@ TEST_CASE("multi-head attention: shapes, per-head masks, any scoring function", 
   }
   ParamStore store;
   Rng rng(4);
-  MultiHeadConfig bad;
-  bad.heads = 3;
-  bad.hidden = 16;
-  CHECK_THROWS_WITH(MultiHeadAttention(builtins(), ParamScope(store, rng), bad, 4, 4, 4),
+  AttentionConfig bad;
+  bad.multi_head = MultiHead{3, 16, false};
+  CHECK_THROWS_WITH(Attention(builtins(), ParamScope(store, rng), bad, 4, 4, 4),
                     Catch::Contains("multiple of the number of heads"));
 }
 

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "lab/builtins.hpp"
 #include "attnlab/data/text.hpp"
 #include "attnlab/registries.hpp"
 

@@ -141,9 +141,6 @@ TEST_CASE("losses", "[gradcheck][autodiff]") {
   Var logits = leaf(randn({3, 4, 6}, 18));
   const IntTensor labels = {{1, 5, 0, 2}, {3, 3, 4, 0}, {2, 1, 1, 5}};
   REQUIRE_GRADIENTS([&] { return masked_cross_entropy(logits, labels, IntTensor{4, 2, 0}); }, logits);
-  REQUIRE_GRADIENTS([&] { return cross_entropy(logits, labels); }, logits);
-  Var pred = leaf(randn({3, 2}, 19)), target = leaf(randn({3, 2}, 20));
-  REQUIRE_GRADIENTS([&] { return mse(pred, target); }, pred, target);
 }
 
 TEST_CASE("embedding, dropout and layer norm over inputs and parameters", "[gradcheck][autodiff]") {
@@ -152,7 +149,7 @@ TEST_CASE("embedding, dropout and layer norm over inputs and parameters", "[grad
   REQUIRE_GRADIENTS([&] { return embedding(table, ids); }, table);
 
   Var x = leaf(randn({4, 6}, 22));
-  REQUIRE_GRADIENTS([&] { Rng rng(5); return dropout(x, 0.4f, rng, true); }, x);  // same mask each call
+  REQUIRE_GRADIENTS([&] { Rng rng(5); return dropout(x, 0.4f, rng); }, x);  // same mask each call
 
   Var gamma = leaf(randn({6}, 23)), beta = leaf(randn({6}, 24));
   REQUIRE_GRADIENTS([&] { return layer_norm(x, gamma, beta); }, x, gamma, beta);
@@ -183,7 +180,7 @@ TEST_CASE("the gradient check fails on a deliberately wrong backward", "[gradche
   Var x = leaf(randn({3, 4}, 25));
   // tanh with d tanh = 1 - y instead of 1 - y^2
   auto wrong_tanh = [](const Var& v) {
-    return record(xt::tanh(v.value()), {v}, [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value)); });
+    return graph_node(xt::tanh(v.value()), {v}, [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value)); });
   };
   const auto wrong = check([&] { return wrong_tanh(x); }, {x});
   INFO(wrong.report);
@@ -192,7 +189,7 @@ TEST_CASE("the gradient check fails on a deliberately wrong backward", "[gradche
 
   // A backward that overwrites instead of adding breaks as soon as x feeds two paths.
   auto overwriting_square = [](const Var& v) {
-    return record(v.value() * v.value(), {v}, [](Node& n) {
+    return graph_node(v.value() * v.value(), {v}, [](Node& n) {
       n.parents[0]->grad_buffer() = 2.0f * n.parents[0]->value * n.grad;
     });
   };
@@ -201,7 +198,7 @@ TEST_CASE("the gradient check fails on a deliberately wrong backward", "[gradche
 
   // and the correct version of the same op passes, so the failures above are the backward's.
   auto right_tanh = [](const Var& v) {
-    return record(xt::tanh(v.value()), {v}, [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value * n.value)); });
+    return graph_node(xt::tanh(v.value()), {v}, [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value * n.value)); });
   };
   CHECK(check([&] { return right_tanh(x); }, {x}).ok);
 }

@@ -2,6 +2,7 @@
 // line naming the file, and leaves the registries as they were.
 #include <catch2/catch.hpp>
 
+#include "lab/builtins.hpp"
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/plugin_loader.hpp"
 

@@ -1,3 +1,4 @@
+#include "lab/builtins.hpp"
 #include "test_plugins.hpp"
 
 #include "attnlab/plugin_loader.hpp"

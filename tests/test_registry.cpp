@@ -2,6 +2,7 @@
 // known one, option errors that name the option and where it was written.
 #include <catch2/catch.hpp>
 
+#include "lab/builtins.hpp"
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/plugin.hpp"
 
@@ -54,7 +55,7 @@ TEST_CASE("options: defaults, types, ranges and unknown keys name the option and
   bad.set("hidden", "0", "spec.yaml:7:13");
   CHECK_THROWS_WITH(bad.get<int>("hidden", 1, 1, 100), "spec.yaml:7:13: option 'hidden' must be in [1, 100], got 0");
   bad.set("hidden", "-3", "spec.yaml:7:13");
-  CHECK_THROWS_AS(bad.get<std::size_t>("hidden", 1), OptionError);
+  CHECK_THROWS_AS(bad.get<std::size_t>("hidden", 1), SpecError);
 
   Registries r;
   register_builtins(r);

@@ -18,11 +18,12 @@
 #include <functional>
 #include <thread>
 
-#include "attnlab/experiment/checkpoints.hpp"
-#include "attnlab/experiment/results_file.hpp"
-#include "attnlab/experiment/run.hpp"
-#include "attnlab/experiment/runner.hpp"
-#include "attnlab/io/hdf5_file.hpp"
+#include "lab/results/checkpoints.hpp"
+#include "lab/results/results_format.hpp"
+#include "lab/runner/run.hpp"
+#include "lab/runner/runner.hpp"
+#include "lab/results/hdf5_file.hpp"
+#include "lab/builtins.hpp"
 #include "test_support.hpp"
 
 extern char** environ;
@@ -73,7 +74,7 @@ bool wait_until(const std::function<bool()>& ready, double seconds) {
 bool wait_for_finished_runs(const std::string& path, std::size_t runs, double seconds) {
   return wait_until([&] {
     std::size_t finished = 0;
-    for (const auto& r : ResultsFile::runs(path)) finished += r.status == "finished";
+    for (const auto& r : ResultsReader(path).runs()) finished += r.status == RunStatus::finished;
     return finished >= runs;
   }, seconds);
 }
@@ -164,7 +165,7 @@ TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume comp
   const auto reference = parameters(tmp / "whole.h5");
   REQUIRE(partial.size() >= 2 * 10);
   for (const auto& [p, bytes] : partial) CHECK(reference.at(p) == bytes);
-  CHECK(ResultsFile::runs(killed).size() < 6);
+  CHECK(ResultsReader(killed).runs().size() < 6);
 
   RunnerOptions resume = whole;
   resume.output = killed;
@@ -194,7 +195,7 @@ TEST_CASE("SIGKILL in the middle of a run: --resume continues it from its checkp
   REQUIRE(WIFSIGNALED(signal_and_wait(pid, SIGKILL)));
   REQUIRE(saved);
   REQUIRE(fs::exists(checkpoint));
-  CHECK(ResultsFile::runs(killed).empty());  // the run was never written
+  CHECK(ResultsReader(killed).runs().empty());  // the run was never written
 
   RunnerOptions resume = whole;
   resume.output = killed;
@@ -246,7 +247,7 @@ TEST_CASE("Ctrl-C: the runner finishes writing, marks unfinished runs interrupte
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);
   std::map<std::string, int> count;
-  for (const auto& r : ResultsFile::runs(out)) count[r.status]++;
+  for (const auto& r : ResultsReader(out).runs()) count[to_string(r.status)]++;
   CHECK(count["finished"] >= 1);
   CHECK(count["interrupted"] >= 1);
   CHECK(count["finished"] + count["interrupted"] == 6);  // every planned run is accounted for
@@ -280,8 +281,8 @@ TEST_CASE("a dataset file that disappears before its run: that run fails, naming
   register_builtins(r);
   REQUIRE(validate_runs(*spec.spec, r).empty());
   fs::remove(corpus);  // gone between validation and the run
-  const RunResult result = execute_run(spec.spec->runs[0], r, spec.spec->directory, {});
-  CHECK(result.status == "failed");
+  const RunRecord result = execute_run(spec.spec->runs[0], r, spec.spec->directory, {});
+  CHECK(result.status == RunStatus::failed);
   CHECK_THAT(result.error, Catch::Contains(corpus));
   // A corrupt one is refused by validation, naming file and line.
   std::ofstream(corpus, std::ios::binary) << "go .\tva !\nbroken \xff line\tx\n";
@@ -316,7 +317,7 @@ TEST_CASE("awkward sizes train without NaN: length 1, maximum length, batch 1, a
         o.overrides.push_back("model.name=" + model);
         const int code = run_experiment(c.spec, o);
         REQUIRE(code == 0);
-        for (const auto& r : ResultsFile::runs(tmp / "awkward.h5"))
+        for (const auto& r : ResultsReader(tmp / "awkward.h5").runs())
           for (const auto& [m, v] : r.metrics) {
             INFO(m);
             CHECK(std::isfinite(v));

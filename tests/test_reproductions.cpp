@@ -1,6 +1,7 @@
 // d2l's printed results, reproduced end to end (recorded in docs/reproductions.md).
 #include <catch2/catch.hpp>
 
+#include "lab/builtins.hpp"
 #include "attnlab/models/metrics.hpp"
 #include "attnlab/models/sequence_model.hpp"
 #include "attnlab/training/trainer.hpp"

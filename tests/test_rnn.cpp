@@ -2,6 +2,7 @@
 // in the conformance suite).
 #include <catch2/catch.hpp>
 
+#include "lab/builtins.hpp"
 #include "attnlab/rnn/rnn.hpp"
 
 using namespace attn;

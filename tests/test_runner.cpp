@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "attnlab/experiment/results_file.hpp"
-#include "attnlab/experiment/runner.hpp"
-#include "attnlab/experiment/spec.hpp"
-#include "attnlab/io/hdf5_file.hpp"
+#include "lab/results/results_format.hpp"
+#include "lab/runner/runner.hpp"
+#include "lab/spec/spec.hpp"
+#include "lab/results/hdf5_file.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
@@ -166,7 +166,7 @@ TEST_CASE("same spec and seed: bit-identical weights and metrics with 1 and 2 th
   resume.resume = true;
   REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), resume) == 0);
   CHECK(fingerprint(partial) == a);
-  CHECK(ResultsFile::run_ids(partial).size() == 4);
+  CHECK(ResultsReader(partial).run_ids().size() == 4);
 }
 
 TEST_CASE("one run diverging or throwing does not stop the others; the exit code says so", "[runner][failures]") {
@@ -174,7 +174,7 @@ TEST_CASE("one run diverging or throwing does not stop the others; the exit code
   const std::string out = tmp / "lr.h5";
   CHECK(run_experiment(spec("good/lr-sweep-diverges.yaml"), quiet_options(2, out)) == 1);
   std::map<std::string, std::string> status;
-  for (const auto& r : ResultsFile::runs(out)) status[r.id] = r.status;
+  for (const auto& r : ResultsReader(out).runs()) status[r.id] = to_string(r.status);
   CHECK(status["lr-0.5"] == "finished");
   CHECK(status["lr-1.0e_30"] == "diverged");
 

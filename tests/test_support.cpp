@@ -1,3 +1,4 @@
+#include "lab/builtins.hpp"
 #include "test_support.hpp"
 
 #include <unistd.h>

@@ -37,7 +37,7 @@ TEST_CASE("embedding -> layer norm -> linears -> concat -> log-softmax and frien
   const Var z = log(1.0f + exp(c)) / (1.0f + c * c) - c;                     // [2, 3, 6]
   const Var p = log_softmax(z);
   const Var w = masked_softmax(transpose(z, 1, 2), g.ints("lens"));         // [2, 6, 3]
-  const Var out = sum(mean(p * c, {1})) + mse(c, constant(g["target"])) + sum(w * w);
+  const Var out = sum(mean(p * c, {1})) + mean(square(c - constant(g["target"]))) + sum(w * w);
   out.backward();
 
   CHECK(max_scaled_error(out.value(), g["out"]) < 1e-5);

@@ -3,7 +3,7 @@
 // weights, multi-head attention and the sinusoidal positional encoding agree to 1e-5.
 #include <catch2/catch.hpp>
 
-#include "attnlab/attention/multi_head.hpp"
+#include "attnlab/attention/attention.hpp"
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/rnn/rnn.hpp"
 #include "golden.hpp"
@@ -87,14 +87,14 @@ TEST_CASE("multi-head attention matches d2l's MultiHeadAttention in PyTorch", "[
   const Golden g("multi_head.txt");
   ParamStore store;
   Rng rng(0);
-  MultiHeadConfig config;
+  AttentionConfig config;
   config.mode = {"qkv", {}};
-  config.heads = 2;
-  config.hidden = 8;
-  const MultiHeadAttention mha(builtins(), ParamScope(store, rng, "mha"), config, 6, 7, 3);
+  config.scoring = {"scaled_dot", {}};
+  config.multi_head = MultiHead{2, 8, false};
+  const Attention mha(builtins(), ParamScope(store, rng, "mha"), config, 6, 7, 3);
   for (const std::string p : {"W_q", "W_k", "W_v", "W_o"}) store.get("mha." + p + ".W").mutable_value() = g["param." + p];
   Var q = leaf(g["queries"]), k = leaf(g["keys"]), v = leaf(g["values"]);
-  const AttentionResult r = mha({q, k, v}, g.ints("lens"));
+  const AttentionResult r = mha({q, k, v}, g.ints("lens"), ForwardContext::evaluation());
   r.output.backward(g["seed"]);
   CHECK(max_scaled_error(r.output.value(), g["out"]) < 1e-5);
   CHECK(max_scaled_error(r.weights.value(), g["weights"]) < 1e-5);

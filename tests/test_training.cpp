@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "attnlab/io/hdf5_file.hpp"
+#include "lab/results/results_format.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "golden.hpp"
 #include "test_support.hpp"
@@ -110,13 +110,12 @@ TEST_CASE("a run resumed from a checkpoint ends bit-identical to an uninterrupte
     Trainer t(*first.model, first.store, builtins(), small_config(4), 11);
     int epochs = 0;
     CHECK(t.run([&](const EpochRecord&) { return ++epochs < 2; }) == RunStatus::interrupted);
-    Hdf5File f(path, Hdf5File::Mode::create_truncate);
-    t.save_checkpoint(f, "/checkpoint");
+    write_trainer_state(path, t.state(), "config");
   }
   SmallRun second;  // fresh parameters (another initialisation), replaced by the checkpoint's
   second.rng = Rng(99);
   Trainer resumed(*second.model, second.store, builtins(), small_config(4), 11);
-  resumed.load_checkpoint(Hdf5File(path, Hdf5File::Mode::read), "/checkpoint");
+  resumed.restore(read_trainer_state(path));
   CHECK(resumed.epochs_done() == 2);
   REQUIRE(resumed.run() == RunStatus::finished);
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "lab/builtins.hpp"
 #include "attnlab/registries.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,0 +1,43 @@
+// The heads of multi-head attention (d2l 11.5 / Vaswani et al.):
+//   head_i = attention(Q W_q^(i), K W_k^(i), V W_v^(i))      each of size p = hidden / heads
+//   output = [head_1, ..., head_h] W_o                       [B, n_q, hidden]
+// Implemented d2l's way: one projection W_q [d_q, hidden] (and W_k, W_v) computes all heads at
+// once; the heads are then split into the batch axis ([B, n, hidden] -> [B*heads, n, p]) so one
+// batched scoring + pooling serves all heads (attention.hpp runs that one path). Any registered
+// scoring function works per head (d2l uses scaled_dot); a parametric one shares its parameters
+// across heads.
+#pragma once
+
+#include "attnlab/attention/pooling.hpp"
+#include "attnlab/nn/linear.hpp"
+#include "attnlab/plugins/attention_mode.hpp"
+
+namespace attn {
+
+struct MultiHead {
+  std::size_t heads = 8;
+  std::size_t hidden = 256;  // all heads together; a multiple of heads
+  bool bias = false;         // biases on W_q, W_k, W_v, W_o
+};
+
+class HeadProjections {
+ public:
+  // Sizes of the formed queries, keys and values the projections read.
+  HeadProjections(const ParamScope& scope, const MultiHead& config, std::size_t query_dim, std::size_t key_dim,
+                  std::size_t value_dim);
+  // Q W_q, K W_k, V W_v split into heads: [B, n, d] -> [B*heads, n, p].
+  FormedQkv split(const FormedQkv& formed) const;
+  // The heads' pooled output merged and projected, [B*heads, n_q, p] -> [B, n_q, hidden]; the
+  // weights regrouped per head, [B*heads, n_q, n_k] -> [B, heads, n_q, n_k].
+  AttentionResult merge(const AttentionResult& pooled, std::size_t batch) const;
+  // Valid lengths of [B] or [B, n_q] repeated for every head: [B*heads] or [B*heads, n_q].
+  ValidLens repeat(const ValidLens& lens) const;
+  std::size_t head_dim() const { return config_.hidden / config_.heads; }
+  std::size_t output_dim() const { return config_.hidden; }
+
+ private:
+  MultiHead config_;
+  Linear w_q_, w_k_, w_v_, w_o_;
+};
+
+}  // namespace attn

@@ -1,0 +1,121 @@
+// The differentiable primitives. Each has a hand-written backward next to its forward in
+// framework/src/autodiff/ops_*.cpp, with its math on one line. Everything else in attnlab
+// (scoring functions, cells, attention, models) is a composition of these.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "attnlab/autodiff/var.hpp"
+
+namespace attn {
+
+class Rng;
+
+// ---- elementwise, with numpy broadcasting (ops_elementwise.cpp) ----
+Var add(const Var& a, const Var& b);
+Var sub(const Var& a, const Var& b);
+Var mul(const Var& a, const Var& b);
+Var div(const Var& a, const Var& b);
+Var scale(const Var& x, float s);      // s * x
+Var add_scalar(const Var& x, float s); // x + s
+Var tanh(const Var& x);
+Var sigmoid(const Var& x);
+Var relu(const Var& x);
+Var exp(const Var& x);
+Var log(const Var& x);
+Var sqrt(const Var& x);
+Var square(const Var& x);
+Var abs(const Var& x);
+
+inline Var operator+(const Var& a, const Var& b) { return add(a, b); }
+inline Var operator-(const Var& a, const Var& b) { return sub(a, b); }
+inline Var operator*(const Var& a, const Var& b) { return mul(a, b); }
+inline Var operator/(const Var& a, const Var& b) { return div(a, b); }
+inline Var operator-(const Var& x) { return scale(x, -1.0f); }
+inline Var operator*(const Var& x, float s) { return scale(x, s); }
+inline Var operator*(float s, const Var& x) { return scale(x, s); }
+inline Var operator/(const Var& x, float s) { return scale(x, 1.0f / s); }
+inline Var operator+(const Var& x, float s) { return add_scalar(x, s); }
+inline Var operator+(float s, const Var& x) { return add_scalar(x, s); }
+inline Var operator-(const Var& x, float s) { return add_scalar(x, -s); }
+inline Var operator-(float s, const Var& x) { return add_scalar(scale(x, -1.0f), s); }
+
+// ---- products (ops_linalg.cpp) ----
+// a [..., k] x b [k, n] -> [..., n]
+Var matmul(const Var& a, const Var& b);
+// op(a) [B, m, k] x op(b) [B, k, n] -> [B, m, n]; trans_* transposes the last two axes of an
+// operand without copying it (BLAS does it).
+Var bmm(const Var& a, const Var& b, bool trans_a = false, bool trans_b = false);
+
+// ---- shape (ops_shape.cpp) ----
+Var reshape(const Var& x, const Shape& shape);  // same number of elements
+Var permute(const Var& x, const std::vector<std::size_t>& axes);
+Var transpose(const Var& x, std::size_t axis0, std::size_t axis1);
+// Multi-head attention's reshuffles (d2l's transpose_qkv / transpose_output), one copy each:
+//   split_heads: x [B, n, h*p] -> [B*h, n, p],  y[b*h + j, i, :] = x[b, i, j*p : (j+1)*p]
+//   merge_heads: its inverse, [B*h, n, p] -> [B, n, h*p]
+Var split_heads(const Var& x, std::size_t heads);
+Var merge_heads(const Var& x, std::size_t heads);
+Var slice(const Var& x, std::size_t axis, std::size_t begin, std::size_t end);  // [begin, end)
+Var concat(const std::vector<Var>& xs, std::size_t axis);
+// Rows of x along `axis` picked by `index` (any shape): result shape is
+// x.shape[:axis] + index.shape + x.shape[axis+1:].
+Var index_select(const Var& x, std::size_t axis, const IntTensor& index);
+
+// ---- reductions (ops_reduce.cpp) ----
+Var sum(const Var& x);  // over everything -> scalar (shape [])
+Var sum(const Var& x, const std::vector<std::size_t>& axes, bool keepdims = false);
+Var mean(const Var& x);
+Var mean(const Var& x, const std::vector<std::size_t>& axes, bool keepdims = false);
+
+// ---- softmax family (ops_softmax.cpp) ----
+// Valid lengths for masked softmax over the last axis of x [d0, d1, ..., n]: `lens` has the
+// shape of a prefix of x.shape[:-1] (1-D [B] per batch item, or 2-D [B, n_q] per query);
+// every row under lens[i...] keeps its first lens[i...] entries; the rest get exactly 0, and a
+// row with length 0 is all zeros (never NaN).
+using ValidLens = std::optional<IntTensor>;  // no value: nothing is masked
+Var softmax(const Var& x);  // over the last axis
+Var masked_softmax(const Var& x, const IntTensor& lens);
+Var masked_softmax(const Var& x, const ValidLens& lens);  // softmax when lens is empty
+Var log_softmax(const Var& x);  // over the last axis
+
+// ---- losses (ops_loss.cpp) ----
+// d2l's MaskedSoftmaxCELoss: logits [B, T, V], labels [B, T], valid_lens [B] ->
+// per-sequence loss [B] = (1/T) sum_{t < valid_lens[b]} -log softmax(logits[b,t])[labels[b,t]].
+Var masked_cross_entropy(const Var& logits, const IntTensor& labels, const IntTensor& valid_lens);
+// Unmasked token-level cross-entropy: logits [..., V], labels [...] -> [...]
+Var cross_entropy(const Var& logits, const IntTensor& labels);
+// Mean squared error over all elements -> scalar (composed: mean(square(p - t))).
+Var mse(const Var& prediction, const Var& target);
+
+// ---- layers' primitives (ops_nn.cpp) ----
+// Embedding lookup: table [V, d], ids [...] -> [..., d]
+Var embedding(const Var& table, const IntTensor& ids);
+// Inverted dropout: keep with probability 1-p and scale by 1/(1-p). Layers call it through
+// ForwardContext::dropout (nn/forward_context.hpp), which applies it only while training.
+Var dropout(const Var& x, float p, Rng& rng);
+// Layer norm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta.
+Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps = 1e-5f);
+
+// ---- recurrent (ops_rnn.cpp) ----
+// One fused GRU step (PyTorch's gate order r, z, n) from xp = x W_ih + b_ih and
+// hp = h W_hh + b_hh [B, 3h] and the state h [B, h] -> h' [B, h]; the equations are in the
+// `gru` cell (plugins/gru.cpp).
+Var gru_step(const Var& xp, const Var& hp, const Var& h);
+// Rows of [B, ...]: y[b] = keep[b] ? a[b] : c[b], zeros where c is undefined (ended sequences
+// keep their state and output zeros).
+Var select_rows(const std::vector<bool>& keep, const Var& a, const Var& c);
+
+// ---- attention (ops_attention.cpp) ----
+// Additive (Bahdanau) scores after projection, fused: q [B, n_q, h], k [B, n_k, h], w [h] ->
+// s [B, n_q, n_k], s_bij = sum_h w_h tanh(q_bih + k_bjh), without the [B, n_q, n_k, h] tensor.
+Var additive_scores(const Var& q, const Var& k, const Var& w);
+// q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j||^2 (fused, exact).
+Var squared_distances(const Var& q, const Var& k);
+// x / sqrt(sum(x^2) + eps) over the last axis (composed).
+Var l2_normalize(const Var& x, float eps = 1e-12f);
+// The tanh the fused kernels use (rational approximation, a few ulp from std::tanh).
+float fast_tanh_value(float x);
+
+}  // namespace attn

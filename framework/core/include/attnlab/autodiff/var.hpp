@@ -1,0 +1,85 @@
+// Reverse-mode automatic differentiation.
+//
+// A Var is a handle to a Node: a value, a gradient, the parent Nodes it was computed from and
+// a backward closure. Every primitive op records its result Node with its parents, so the
+// graph of one computation is owned by the Vars the caller holds (no global tape, no global
+// state: independent runs train at once on different threads). backward() visits the graph in
+// reverse topological order; each closure ADDS its contribution into its parents' gradients.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attnlab/tensor.hpp"
+
+namespace attn {
+
+struct Node;
+using NodePtr = std::shared_ptr<Node>;
+
+struct Node {
+  Tensor value;
+  Tensor grad;            // meaningful only when has_grad
+  bool has_grad = false;  // set when something accumulated into grad
+  bool requires_grad = false;
+  std::vector<NodePtr> parents;
+  // Reads this node's `grad` (and `value`) and adds into the parents' gradients.
+  std::function<void(Node&)> backward;
+
+  // The gradient buffer, zero-initialised with the value's shape on first use.
+  Tensor& grad_buffer();
+  // For a kernel that writes EVERY element as out = beta * out + contribution (sgemm's beta):
+  // the gradient buffer and the beta to use, 0 when nothing was accumulated yet (the buffer is
+  // then allocated without the zero fill), 1 otherwise.
+  std::pair<float*, float> grad_target();
+  // True when parent i takes a gradient (skip computing what nobody needs).
+  bool wants(std::size_t i) const { return parents[i]->requires_grad; }
+  // parents[i].grad += g, where g may have been broadcast: it is summed down to the parent's shape.
+  void accumulate(std::size_t i, const Tensor& g);
+};
+
+class Var {
+ public:
+  Var() = default;
+  explicit Var(NodePtr node) : node_(std::move(node)) {}
+
+  const Tensor& value() const { return node_->value; }
+  Tensor& mutable_value() const { return node_->value; }  // optimizers update parameters in place
+  // The accumulated gradient (zeros of the value's shape when nothing accumulated yet).
+  const Tensor& grad() const { return node_->grad_buffer(); }
+  bool has_grad() const { return node_->has_grad; }
+  bool requires_grad() const { return node_->requires_grad; }
+  Shape shape() const { return shape_of(node_->value); }
+  std::size_t dim(std::size_t axis) const { return node_->value.shape()[axis]; }
+  std::size_t ndim() const { return node_->value.dimension(); }
+  bool defined() const { return static_cast<bool>(node_); }
+  float item() const;  // the value of a one-element Var
+
+  // Back-propagate from this Var with d(this) = seed (ones when omitted).
+  void backward() const;
+  void backward(const Tensor& seed) const;
+  void zero_grad() const { node_->has_grad = false; }
+
+  const NodePtr& node() const { return node_; }
+
+ private:
+  NodePtr node_;
+};
+
+// Variables by name (a model's parameters by module path).
+using NamedVars = std::vector<std::pair<std::string, Var>>;
+
+// A leaf that takes no gradient (data, masks, targets).
+Var constant(Tensor value);
+// A leaf that takes a gradient (parameters, or inputs under a gradient check).
+Var leaf(Tensor value);
+
+// The graph node of a primitive's result. If no parent requires a gradient the result is a constant
+// and the closure is dropped; otherwise backward(node) will be called during backward().
+// This is also the hook for fused primitives written in plugins.
+Var graph_node(Tensor value, std::vector<Var> parents, std::function<void(Node&)> backward);
+
+}  // namespace attn

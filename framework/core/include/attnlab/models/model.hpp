@@ -1,0 +1,71 @@
+// Models: a registered plugin kind, assembled from the other plugins by name, so a scoring
+// function, cell or mode named in a spec changes the model without code changes.
+//
+// The trainer drives a model through this interface: loss() on a batch of training examples
+// (training mode: dropout on), evaluate() on held-out data (evaluation mode), and
+// record_attention() for the examples whose attention maps a run keeps.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attnlab/data/dataset.hpp"
+#include "attnlab/nn/params.hpp"
+#include "attnlab/options.hpp"
+
+namespace attn {
+
+struct Registries;
+
+struct ModelArgs {
+  const Registries& registries;
+  ParamScope params;
+  const Options& options;  // the spec's model.* keys (without the "model." prefix)
+  const Data& data;        // loaded data: vocabularies, sizes, the splits
+};
+
+using Metrics = std::map<std::string, double>;
+
+struct LossResult {
+  Var loss;           // scalar to differentiate
+  double sum = 0.0;   // what the epoch's reported loss adds up: reported = sum of sums / sum of counts
+  double count = 0.0;
+};
+
+// One attention map of one example: weights [layer, head, n_q, n_k] with labels of the queries
+// (target tokens, or x positions) and keys (source tokens, or x positions).
+struct AttentionMap {
+  std::string name;  // "cross", "encoder_self", "decoder_self", "kernel"
+  Tensor weights;
+  std::vector<std::string> queries, keys;
+  std::vector<float> query_positions, key_positions;  // x values (regression), else empty
+};
+
+struct ExampleAttention {
+  std::size_t example = 0;                          // index in the evaluation split
+  std::string source, target, prediction;          // readable text (empty for regression)
+  std::vector<AttentionMap> maps;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual std::size_t train_size() const = 0;
+  // Loss on training examples `batch` (indices into the training split), training mode.
+  virtual LossResult loss(const std::vector<std::size_t>& batch, Rng& rng) = 0;
+  // Metrics on the evaluation split; `full` adds the expensive ones (decoding, BLEU).
+  virtual Metrics evaluate(bool full) = 0;
+  // Attention maps of evaluation examples (decoded with greedy search for sequence models).
+  virtual std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) = 0;
+  // False when there is nothing to learn (e.g. Nadaraya-Watson with a fixed kernel).
+  virtual bool trainable() const { return true; }
+  // Arrays a picture of this model needs, saved with the run (Nadaraya-Watson: the training
+  // points, the test grid, the truth and the prediction). Empty for most models.
+  virtual NamedTensors plot_data() { return {}; }
+};
+
+// The keys of `options` under "prefix." (the prefix removed); marks them read in `options`.
+Options sub_options(const Options& options, const std::string& prefix);
+
+}  // namespace attn

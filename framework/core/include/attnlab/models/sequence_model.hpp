@@ -1,0 +1,84 @@
+// The shared machinery of sequence-to-sequence models (seq2seq with or without attention,
+// Transformer): teacher-forced training loss, evaluation metrics, and decoding — greedy and
+// beam search — on top of two hooks a model implements: start() encodes sources, step()
+// advances the decoder by one token and reports that step's attention weights.
+#pragma once
+
+#include <memory>
+
+#include "attnlab/models/model.hpp"
+#include "attnlab/nn/forward_context.hpp"
+
+namespace attn {
+
+// A model's decoder state for a batch of rows (encoder outputs, recurrent state or prefix).
+class DecoderState {
+ public:
+  virtual ~DecoderState() = default;
+  // The state of rows `rows` (in that order, repeats allowed): beam search reorders hypotheses.
+  virtual std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const = 0;
+  // Attention computed once per source (e.g. encoder self-attention) of row `row`, by name:
+  // [layer, head, n_q, n_k].
+  virtual NamedTensors source_attention(std::size_t row) const {
+    (void)row;
+    return {};
+  }
+};
+
+struct DecodeStep {
+  Tensor log_probs;  // [B, V]
+  // Attention of this step's query, by name: [B, layer, head, n_k] (n_k may grow per step).
+  NamedTensors attention;
+};
+
+struct DecodeOptions {
+  std::size_t max_len = 10;   // decoding steps at most
+  std::size_t beam = 1;       // 1 = greedy
+  double alpha = 0.75;        // beam length penalty: score = log P / L^alpha (d2l)
+};
+
+struct Translation {
+  std::vector<int> tokens;  // without <eos>
+  double log_prob = 0.0;
+  double score = 0.0;       // log_prob / L^alpha for beam search
+  NamedTensors attention;  // name -> [layer, head, steps, n_k]
+};
+
+class SequenceModel : public Model {
+ public:
+  explicit SequenceModel(const ModelArgs& args);
+
+  std::size_t train_size() const override { return data_.train.size(); }
+  LossResult loss(const std::vector<std::size_t>& batch, Rng& rng) override;
+  Metrics evaluate(bool full) override;
+  std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
+
+  // Greedy decoding of a batch of sources [B, T] (one Translation per row).
+  std::vector<Translation> greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len);
+  // Beam search for one source sentence (greedy when options.beam == 1).
+  Translation translate(const std::vector<int>& src_ids, const DecodeOptions& options);
+  const SequenceData& data() const { return data_; }
+
+ protected:
+  // Teacher-forced logits [B, T, V] from sources and decoder inputs (<bos> + target[:-1]).
+  virtual Var forward(const IntTensor& src, const IntTensor& src_lens, const IntTensor& dec_input,
+                      const ForwardContext& context) = 0;
+  virtual std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) = 0;
+  virtual DecodeStep step(DecoderState& state, const std::vector<int>& tokens) = 0;
+
+  const SequenceData& data_;
+
+ private:
+  const SequenceSplit& eval_split() const;
+  std::string eval_prefix() const;
+  bool d2l_loss_;  // option loss: d2l (sum over the batch of per-sequence means) or token_mean
+};
+
+// Rows `rows` of a split's tensors (a batch).
+IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows);
+// The same rows as an index for index_select (reordering decoder states in beam search).
+IntTensor row_index(const std::vector<std::size_t>& rows);
+// <bos> followed by target[:, :-1] (teacher forcing).
+IntTensor decoder_inputs(const IntTensor& tgt);
+
+}  // namespace attn

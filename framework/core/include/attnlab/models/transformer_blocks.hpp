@@ -1,0 +1,75 @@
+// The blocks of d2l's Transformer (11.7), usable on their own (the `transformer` model stacks
+// them; attnlab-bench W3 times one encoder block).
+//   encoder block:  Y = LN(X + dropout(MHA_vvv(X)))                     self-attention
+//                   out = LN(Y + dropout(FFN(Y)))
+//   decoder block:  Y = LN(X + dropout(MHA_vvv,causal(X)))              causal self-attention
+//                   Z = LN(Y + dropout(MHA_qvv(Y, memory)))             attention to the encoder
+//                   out = LN(Z + dropout(FFN(Z)))
+//   FFN(x) = relu(x W_1 + b_1) W_2 + b_2
+// MHA has no biases (d2l); scoring is any registered scoring function (d2l: scaled_dot).
+#pragma once
+
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/nn/layer_norm.hpp"
+#include "attnlab/nn/linear.hpp"
+
+namespace attn {
+
+struct TransformerBlockConfig {
+  std::size_t d_model = 256;
+  std::size_t ffn_hidden = 1024;
+  std::size_t heads = 8;  // d_model must be a multiple of heads
+  float dropout = 0.0f;   // on the attention weights and before each residual sum
+  PluginChoice scoring{"scaled_dot", {}, ""};
+};
+
+// LN(x + dropout(y))
+class AddNorm {
+ public:
+  AddNorm(const ParamScope& scope, std::size_t dim, float dropout);
+  Var operator()(const Var& x, const Var& y, const ForwardContext& context) const;
+
+ private:
+  LayerNorm norm_;
+  float dropout_;
+};
+
+// relu(x W_1 + b_1) W_2 + b_2, position by position
+class PositionwiseFfn {
+ public:
+  PositionwiseFfn(const ParamScope& scope, std::size_t dim, std::size_t hidden);
+  Var operator()(const Var& x) const { return out_(relu(in_(x))); }
+
+ private:
+  Linear in_, out_;
+};
+
+class TransformerEncoderBlock {
+ public:
+  TransformerEncoderBlock(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& config);
+  // x [B, T, d] -> [B, T, d]; the attention weights [B, heads, T, T] go to *weights if given.
+  Var operator()(const Var& x, const ValidLens& lens, const ForwardContext& context, Var* weights = nullptr) const;
+
+ private:
+  Attention attention_;
+  AddNorm add1_;
+  PositionwiseFfn ffn_;
+  AddNorm add2_;
+};
+
+class TransformerDecoderBlock {
+ public:
+  TransformerDecoderBlock(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& config);
+  // x [B, t, d] over memory [B, T, d] (valid lengths memory_lens) -> [B, t, d]; the weights
+  // of the self- and the cross-attention go to *self_weights and *cross_weights if given.
+  Var operator()(const Var& x, const Var& memory, const ValidLens& memory_lens, const ForwardContext& context,
+                 Var* self_weights = nullptr, Var* cross_weights = nullptr) const;
+
+ private:
+  Attention self_attention_, cross_attention_;
+  AddNorm add1_, add2_;
+  PositionwiseFfn ffn_;
+  AddNorm add3_;
+};
+
+}  // namespace attn

@@ -1,0 +1,27 @@
+// What a forward pass needs besides its inputs: whether it trains, and the run's random stream
+// for dropout masks. Layers take one `const ForwardContext&` instead of an (Rng*, bool) pair,
+// and ask it for dropout: the one place that decides "dropout only while training".
+#pragma once
+
+#include "attnlab/autodiff/ops.hpp"
+#include "attnlab/rng.hpp"
+
+namespace attn {
+
+class ForwardContext {
+ public:
+  // Training: dropout draws its masks from `rng` (the run's stream, so a run is reproducible).
+  static ForwardContext training(Rng& rng) { return ForwardContext(&rng); }
+  // Evaluation and decoding: dropout is the identity and nothing random happens.
+  static ForwardContext evaluation() { return ForwardContext(nullptr); }
+
+  bool is_training() const { return rng_ != nullptr; }
+  // y = dropout(x, p) while training (inverted dropout: kept units scaled by 1/(1-p)); y = x otherwise.
+  Var dropout(const Var& x, float p) const { return is_training() && p > 0.0f ? attn::dropout(x, p, *rng_) : x; }
+
+ private:
+  explicit ForwardContext(Rng* rng) : rng_(rng) {}
+  Rng* rng_;
+};
+
+}  // namespace attn

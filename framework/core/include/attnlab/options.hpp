@@ -1,0 +1,98 @@
+// Options of a plugin, as written in a spec (YAML) or on the command line.
+//
+// A plugin reads each of its options once, with a default and optionally a range:
+//     hidden_ = opt.get<int>("hidden", 32, 1, 65536);
+// Every value remembers where it was written ("spec.yaml:12:7"), so a bad value is reported
+// there, naming the option. Options the plugin never read are reported by the framework
+// after construction as unknown, with the closest known option.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "attnlab/errors.hpp"
+
+namespace attn {
+
+class Options {
+ public:
+  Options() = default;
+  // A value as text (YAML scalar), with where it came from for error messages: the value's
+  // place (for bad values) and the key's (for unknown keys; the value's when not given).
+  void set(const std::string& key, const std::string& value, const std::string& where = "",
+           const std::string& key_where = "");
+  bool has(const std::string& key) const { return values_.count(key) > 0; }
+
+  // The option's value, or `fallback` when absent. Throws SpecError (naming the option and
+  // its location) when the text is not a T or lies outside [min, max].
+  template <class T>
+  T get(const std::string& key, T fallback) const;
+  template <class T>
+  T get(const std::string& key, T fallback, T min, T max) const;
+
+  // Keys given but never read by get(): the framework reports them as unknown options.
+  std::vector<std::string> unread() const;
+  std::vector<std::string> read_keys() const { return {read_.begin(), read_.end()}; }
+  // Throws SpecError for the first unread key of `owner` (e.g. "scoring function 'additive'"),
+  // with the closest read key as a suggestion.
+  void require_all_read(const std::string& owner) const;
+  std::string where(const std::string& key) const;
+  std::string key_where(const std::string& key) const;
+  // Every key (read or not), for building sub-options.
+  std::vector<std::string> keys() const;
+  const std::string& text(const std::string& key) const { return values_.at(key).text; }
+  void mark_read(const std::string& key) const { read_.insert(key); }
+
+ private:
+  struct Value {
+    std::string text, where, key_where;
+  };
+  std::map<std::string, Value> values_;
+  mutable std::set<std::string> read_;
+};
+
+// Parsers behind get<T>; specialised for bool, int, long, std::size_t, float, double, std::string.
+template <class T>
+std::optional<T> parse_option(const std::string& text);
+template <class T>
+const char* option_type_name();
+#define ATTNLAB_OPTION_TYPE(T)                                           \
+  template <> std::optional<T> parse_option<T>(const std::string& text); \
+  template <> const char* option_type_name<T>();
+ATTNLAB_OPTION_TYPE(bool)
+ATTNLAB_OPTION_TYPE(int)
+ATTNLAB_OPTION_TYPE(long)
+ATTNLAB_OPTION_TYPE(std::size_t)
+ATTNLAB_OPTION_TYPE(float)
+ATTNLAB_OPTION_TYPE(double)
+ATTNLAB_OPTION_TYPE(std::string)
+#undef ATTNLAB_OPTION_TYPE
+
+// A number as a person writes it (1e-06, 0.5, 32).
+std::string option_text(double v);
+
+template <class T>
+T Options::get(const std::string& key, T fallback) const {
+  read_.insert(key);
+  const auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  const auto v = parse_option<T>(it->second.text);
+  if (!v)
+    throw SpecError(it->second.where, "option '" + key + "' must be " + option_type_name<T>() +
+                                            ", got '" + it->second.text + "'");
+  return *v;
+}
+
+template <class T>
+T Options::get(const std::string& key, T fallback, T min, T max) const {
+  const T v = get<T>(key, fallback);
+  if (v < min || v > max)
+    throw SpecError(where(key), "option '" + key + "' must be in [" + option_text(min) + ", " +
+                                      option_text(max) + "], got " + option_text(v));
+  return v;
+}
+
+}  // namespace attn

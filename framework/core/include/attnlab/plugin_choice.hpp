@@ -1,0 +1,46 @@
+// A plugin picked by name, with its options (as a spec writes it: `scoring: additive`,
+// `scoring_options: {hidden: 64}`), and its construction from a registry.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "attnlab/options.hpp"
+#include "attnlab/registry.hpp"
+
+namespace attn {
+
+struct PluginChoice {
+  std::string name;
+  Options options;
+  std::string where;  // where the name was written (file:line:col), for errors
+};
+
+// The keys of `options` under "prefix." (the prefix removed); marks them read in `options`.
+Options sub_options(const Options& options, const std::string& prefix);
+
+// The plugin named by option `key` (default `fallback`), with its options from `key`_options.*.
+PluginChoice plugin_choice(const Options& options, const std::string& key, const std::string& fallback);
+
+// Constructs the plugin `choice` names and reports options it did not read as unknown (with a
+// suggestion). An unknown name is a SpecError at the name's place; an outside plugin whose
+// constructor throws something else is a PluginFault naming it.
+template <class Base, class Args>
+std::shared_ptr<Base> make_plugin(const Registry<Base, Args>& registry, const PluginChoice& choice,
+                                  const Args& args) {
+  std::shared_ptr<Base> made;
+  try {
+    made = registry.create(choice.name, args);
+  } catch (const RegistryError& e) {
+    throw SpecError(choice.where, e.what());
+  } catch (const SpecError&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!registry.get(choice.name).library) throw;  // built-ins report their own errors
+    throw PluginFault(registry.describe(choice.name) + " threw while being constructed: " + e.what());
+  }
+  choice.options.require_all_read(registry.kind() + " '" + choice.name + "'");
+  return made;
+}
+
+}  // namespace attn

@@ -1,0 +1,55 @@
+// Plugin kind 3: attention modes — how queries, keys and values are formed from a model's
+// sources. A model hands every attention layer the same three sources (what it would query
+// with, what it could attend to, what it could read out); the mode decides what is used:
+//   qkv: Q = query, K = key, V = value        (three distinct sources, e.g. Nadaraya-Watson)
+//   qvv: Q = query, K = V = key (the memory)  (e.g. Bahdanau: decoder state over encoder outputs)
+//   vvv: Q = K = V = query                    (self-attention; optionally causal)
+// each optionally through learned projections.
+#pragma once
+
+#include <cstddef>
+
+#include "attnlab/autodiff/ops.hpp"
+#include "attnlab/nn/params.hpp"
+#include "attnlab/options.hpp"
+
+namespace attn {
+
+struct ModeArgs {
+  ParamScope params;
+  const Options& options;
+  std::size_t query_dim;  // feature sizes of the three sources
+  std::size_t key_dim;
+  std::size_t value_dim;
+};
+
+struct AttentionSources {
+  Var query;  // [B, n_q, query_dim]
+  Var key;    // [B, n_k, key_dim]
+  Var value;  // [B, n_k, value_dim]
+};
+
+struct FormedQkv {
+  Var queries;  // [B, n_q, d_q']
+  Var keys;     // [B, n_k, d_k']
+  Var values;   // [B, n_k, d_v']
+};
+
+class AttentionMode {
+ public:
+  virtual ~AttentionMode() = default;
+  virtual FormedQkv form(const AttentionSources& sources) = 0;
+  // Feature sizes of the formed queries, keys and values (after any projection).
+  virtual std::size_t query_dim() const = 0;
+  virtual std::size_t key_dim() const = 0;
+  virtual std::size_t value_dim() const = 0;
+  // Valid lengths to mask with, given the caller's (none, [B] or [B, n_q]): a causal mode
+  // returns per-query lengths [B, n_q].
+  virtual ValidLens valid_lens(const ValidLens& lens, std::size_t batch, std::size_t n_q,
+                               std::size_t n_k) const {
+    (void)batch, (void)n_q, (void)n_k;
+    return lens;
+  }
+};
+
+}  // namespace attn

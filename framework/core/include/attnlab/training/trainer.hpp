@@ -1,0 +1,99 @@
+// The training loop: epochs of shuffled minibatches, loss -> backward -> global-norm clipping ->
+// optimizer step; evaluation after every `eval_every` epochs; early stopping on a validation
+// metric (restoring the best parameters); a NaN or infinite loss stops the run as diverged.
+// The whole state — parameters, optimizer state, random stream, history, early-stopping
+// bookkeeping — is exported as plain data (TrainerState) that the lab saves in a checkpoint,
+// and a run restored from it ends bit-identical to an uninterrupted run.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnlab/models/model.hpp"
+#include "attnlab/plugin_choice.hpp"
+#include "attnlab/registries.hpp"
+
+namespace attn {
+
+struct TrainConfig {
+  PluginChoice optimizer{"adam", {}, ""};
+  float lr = 1e-3f;
+  std::size_t epochs = 10;
+  std::size_t batch_size = 64;
+  double clip = 0.0;            // global gradient norm limit; 0 = no clipping
+  bool shuffle = true;
+  std::string early_stopping;   // metric to watch ("" = off), e.g. valid_loss
+  std::size_t patience = 5;     // evaluations without improvement before stopping
+  std::size_t eval_every = 1;   // epochs between evaluations (the last epoch is always evaluated)
+};
+
+// How a run ended. finished and early_stopped are successes; a run that failed (an error
+// before or while training) never reached the trainer's end.
+enum class RunStatus { finished, early_stopped, diverged, interrupted, failed };
+const char* to_string(RunStatus s);
+// The status named `text`, or nothing when it names none.
+std::optional<RunStatus> parse_run_status(const std::string& text);
+bool succeeded(RunStatus s);  // finished or early_stopped
+
+struct EpochRecord {
+  std::size_t epoch = 0;   // 1-based
+  double train_loss = 0.0;
+  double grad_norm = 0.0;  // mean over the epoch's steps, before clipping
+  double seconds = 0.0;
+  Metrics metrics;         // empty when the epoch was not evaluated
+};
+
+// Everything a Trainer needs to continue exactly where it was, as plain data.
+struct TrainerState {
+  NamedTensors params;       // the model's parameters, by path
+  NamedTensors optimizer;    // the optimizer's state tensors by name ("m/encoder.W", ...)
+  NamedTensors best_params;  // early stopping: the best parameters so far (empty before any)
+  std::vector<EpochRecord> history;
+  std::string rng_state;     // the training stream (shuffling, dropout)
+  double best = 0.0;         // the best value of the watched metric
+  bool has_best = false;
+  std::size_t bad_evaluations = 0;  // evaluations since it last improved
+};
+
+// Whether larger is better for a metric name (accuracy, exact match, BLEU); smaller otherwise.
+bool larger_is_better(const std::string& metric);
+
+class Trainer {
+ public:
+  Trainer(Model& model, const ParamStore& params, const Registries& registries,
+          const TrainConfig& config, std::uint64_t seed);
+  ~Trainer();
+
+  // Trains from the current epoch to config.epochs. on_epoch is called after every epoch;
+  // returning false interrupts the run (status interrupted, state consistent).
+  RunStatus run(const std::function<bool(const EpochRecord&)>& on_epoch = {});
+  const std::vector<EpochRecord>& history() const { return history_; }
+  std::size_t epochs_done() const { return history_.size(); }
+
+  TrainerState state() const;
+  // Continues from `state` (of a trainer of the same model and config); throws a clear error
+  // when a parameter or optimizer tensor is missing or has another shape.
+  void restore(const TrainerState& state);
+
+ private:
+  EpochRecord train_epoch();
+  void watch_for_early_stopping(const EpochRecord& rec);
+  bool improved(double value) const;
+
+  Model& model_;
+  const ParamStore& params_;
+  TrainConfig config_;
+  Rng rng_;
+  NamedVars named_;
+  std::shared_ptr<Optimizer> optimizer_;
+  std::vector<EpochRecord> history_;
+  double best_ = 0.0;
+  bool has_best_ = false;
+  std::size_t bad_evaluations_ = 0;
+  std::vector<Tensor> best_params_;  // parallel to named_
+};
+
+}  // namespace attn

@@ -1,0 +1,101 @@
+// Elementwise primitives. Binary ops broadcast like numpy; Node::accumulate sums a broadcast
+// gradient back down to each parent's shape.
+#include <xtensor/xmath.hpp>
+
+#include "attnlab/autodiff/ops.hpp"
+
+namespace attn {
+
+// y = a + b;  da += dy,  db += dy
+Var add(const Var& a, const Var& b) {
+  return graph_node(a.value() + b.value(), {a, b}, [](Node& n) {
+    n.accumulate(0, n.grad);
+    n.accumulate(1, n.grad);
+  });
+}
+
+// y = a - b;  da += dy,  db -= dy
+Var sub(const Var& a, const Var& b) {
+  return graph_node(a.value() - b.value(), {a, b}, [](Node& n) {
+    n.accumulate(0, n.grad);
+    if (n.wants(1)) n.accumulate(1, -n.grad);
+  });
+}
+
+// y = a * b;  da += dy * b,  db += dy * a
+Var mul(const Var& a, const Var& b) {
+  return graph_node(a.value() * b.value(), {a, b}, [](Node& n) {
+    if (n.wants(0)) n.accumulate(0, n.grad * n.parents[1]->value);
+    if (n.wants(1)) n.accumulate(1, n.grad * n.parents[0]->value);
+  });
+}
+
+// y = a / b;  da += dy / b,  db -= dy * y / b
+Var div(const Var& a, const Var& b) {
+  return graph_node(a.value() / b.value(), {a, b}, [](Node& n) {
+    const Tensor& b = n.parents[1]->value;
+    if (n.wants(0)) n.accumulate(0, n.grad / b);
+    if (n.wants(1)) n.accumulate(1, -n.grad * n.value / b);
+  });
+}
+
+// y = s * x;  dx += s * dy
+Var scale(const Var& x, float s) {
+  return graph_node(s * x.value(), {x}, [s](Node& n) { n.accumulate(0, s * n.grad); });
+}
+
+// y = x + s;  dx += dy
+Var add_scalar(const Var& x, float s) {
+  return graph_node(x.value() + s, {x}, [](Node& n) { n.accumulate(0, n.grad); });
+}
+
+// y = tanh(x);  dx += dy * (1 - y^2)
+Var tanh(const Var& x) {
+  return graph_node(xt::tanh(x.value()), {x},
+                [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value * n.value)); });
+}
+
+// y = 1 / (1 + e^-x);  dx += dy * y * (1 - y)
+Var sigmoid(const Var& x) {
+  return graph_node(1.0f / (1.0f + xt::exp(-x.value())), {x},
+                [](Node& n) { n.accumulate(0, n.grad * n.value * (1.0f - n.value)); });
+}
+
+// y = max(x, 0);  dx += dy * [x > 0]
+Var relu(const Var& x) {
+  return graph_node(xt::maximum(x.value(), 0.0f), {x}, [](Node& n) {
+    n.accumulate(0, xt::where(n.parents[0]->value > 0.0f, n.grad, 0.0f));
+  });
+}
+
+// y = e^x;  dx += dy * y
+Var exp(const Var& x) {
+  return graph_node(xt::exp(x.value()), {x}, [](Node& n) { n.accumulate(0, n.grad * n.value); });
+}
+
+// y = ln x;  dx += dy / x
+Var log(const Var& x) {
+  return graph_node(xt::log(x.value()), {x},
+                [](Node& n) { n.accumulate(0, n.grad / n.parents[0]->value); });
+}
+
+// y = sqrt(x);  dx += dy / (2 y)
+Var sqrt(const Var& x) {
+  return graph_node(xt::sqrt(x.value()), {x},
+                [](Node& n) { n.accumulate(0, n.grad / (2.0f * n.value)); });
+}
+
+// y = x^2;  dx += 2 x dy
+Var square(const Var& x) {
+  return graph_node(x.value() * x.value(), {x},
+                [](Node& n) { n.accumulate(0, 2.0f * n.parents[0]->value * n.grad); });
+}
+
+// y = |x|;  dx += sign(x) dy
+Var abs(const Var& x) {
+  return graph_node(xt::abs(x.value()), {x}, [](Node& n) {
+    n.accumulate(0, xt::sign(n.parents[0]->value) * n.grad);
+  });
+}
+
+}  // namespace attn

@@ -1,0 +1,77 @@
+// Losses.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "attnlab/autodiff/ops.hpp"
+
+namespace attn {
+
+// loss_b = (1/T) sum_{t < len_b} (logsumexp(x_bt) - x_bt[label_bt])   (d2l's MaskedSoftmaxCELoss);
+// dx_bt = dloss_b / T * (softmax(x_bt) - onehot(label_bt)) for t < len_b, 0 elsewhere
+Var masked_cross_entropy(const Var& logits, const IntTensor& labels, const IntTensor& valid_lens) {
+  if (logits.ndim() != 3 || labels.dimension() != 2 || labels.shape()[0] != logits.dim(0) ||
+      labels.shape()[1] != logits.dim(1) || valid_lens.dimension() != 1 ||
+      valid_lens.size() != logits.dim(0))
+    throw std::invalid_argument(
+        "masked_cross_entropy: expected logits [B, T, V], labels [B, T], valid_lens [B], got " +
+        shape_str(logits.shape()) + ", " +
+        shape_str(Shape(labels.shape().begin(), labels.shape().end())) + ", " +
+        shape_str(Shape(valid_lens.shape().begin(), valid_lens.shape().end())));
+  const std::size_t batch = logits.dim(0), steps = logits.dim(1), vocab = logits.dim(2);
+  std::vector<std::size_t> lens(batch);
+  for (std::size_t b = 0; b < batch; ++b)
+    lens[b] = static_cast<std::size_t>(std::clamp<int>(valid_lens(b), 0, static_cast<int>(steps)));
+  Tensor loss = xt::zeros<float>({batch});
+  Tensor probs = xt::zeros<float>(logits.shape());  // softmax of the valid rows, kept for backward
+  for (std::size_t b = 0; b < batch; ++b) {
+    double total = 0.0;
+    for (std::size_t t = 0; t < lens[b]; ++t) {
+      const int label = labels(b, t);
+      if (label < 0 || static_cast<std::size_t>(label) >= vocab)
+        throw std::out_of_range("masked_cross_entropy: label " + std::to_string(label) + " at [" +
+                                std::to_string(b) + ", " + std::to_string(t) +
+                                "] is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+      const float* x = logits.value().data() + (b * steps + t) * vocab;
+      float* p = probs.data() + (b * steps + t) * vocab;
+      const float mx = *std::max_element(x, x + vocab);
+      float z = 0.0f;
+      for (std::size_t v = 0; v < vocab; ++v) z += (p[v] = std::exp(x[v] - mx));
+      for (std::size_t v = 0; v < vocab; ++v) p[v] /= z;
+      total += static_cast<double>(mx + std::log(z) - x[label]);
+    }
+    loss(b) = static_cast<float>(total / static_cast<double>(std::max<std::size_t>(steps, 1)));
+  }
+  return graph_node(std::move(loss), {logits},
+                [probs = std::move(probs), labels, lens, steps, vocab](Node& n) {
+    float* dx = n.parents[0]->grad_buffer().data();
+    for (std::size_t b = 0; b < lens.size(); ++b) {
+      const float g = n.grad(b) / static_cast<float>(steps);
+      for (std::size_t t = 0; t < lens[b]; ++t) {
+        const std::size_t row = (b * steps + t) * vocab;
+        for (std::size_t v = 0; v < vocab; ++v) dx[row + v] += g * probs.data()[row + v];
+        dx[row + static_cast<std::size_t>(labels(b, t))] -= g;
+      }
+    }
+  });
+}
+
+// Token-level cross-entropy, composed: every token is a length-1 sequence.
+Var cross_entropy(const Var& logits, const IntTensor& labels) {
+  const Shape label_shape(labels.shape().begin(), labels.shape().end());
+  const std::size_t count = labels.size();
+  if (logits.ndim() != labels.dimension() + 1 ||
+      !std::equal(label_shape.begin(), label_shape.end(), logits.shape().begin()))
+    throw std::invalid_argument("cross_entropy: expected logits [..., V] and labels [...], got " +
+                                shape_str(logits.shape()) + " and " + shape_str(label_shape));
+  IntTensor flat = labels;
+  flat.reshape({count, std::size_t{1}});
+  const Var per_token = masked_cross_entropy(reshape(logits, {count, 1, logits.shape().back()}),
+                                             flat, xt::ones<int>({count}));
+  return reshape(per_token, label_shape);
+}
+
+// mse = mean((p - t)^2)
+Var mse(const Var& prediction, const Var& target) { return mean(square(prediction - target)); }
+
+}  // namespace attn

@@ -1,0 +1,134 @@
+// Softmax over the last axis, optionally masked by valid lengths, and log-softmax.
+// Rows are processed with raw loops: these sit on the hot path of every attention layer.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <xsimd/xsimd.hpp>
+
+#include "attnlab/autodiff/ops.hpp"
+
+namespace attn {
+namespace {
+
+using Batch = xsimd::batch<float>;
+constexpr std::size_t lanes = Batch::size;
+
+float row_max(const float* x, std::size_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+  std::size_t j = 0;
+  if (n >= lanes) {
+    Batch m = Batch::load_unaligned(x);
+    for (j = lanes; j + lanes <= n; j += lanes) m = xsimd::max(m, Batch::load_unaligned(x + j));
+    alignas(64) float lane[lanes];
+    m.store_aligned(lane);
+    mx = *std::max_element(lane, lane + lanes);
+  }
+  for (; j < n; ++j) mx = std::max(mx, x[j]);
+  return mx;
+}
+
+float dot_row(const float* a, const float* b, std::size_t n) {
+  Batch acc(0.0f);
+  std::size_t j = 0;
+  for (; j + lanes <= n; j += lanes) acc = xsimd::fma(Batch::load_unaligned(a + j), Batch::load_unaligned(b + j), acc);
+  float total = xsimd::hadd(acc);
+  for (; j < n; ++j) total += a[j] * b[j];
+  return total;
+}
+
+// y = exp(x - shift) over a row; returns the sum of y.
+float exp_row(const float* x, float* y, std::size_t n, float shift) {
+  Batch acc(0.0f);
+  std::size_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    const Batch e = xsimd::exp(Batch::load_unaligned(x + j) - Batch(shift));
+    e.store_unaligned(y + j);
+    acc += e;
+  }
+  float total = xsimd::hadd(acc);
+  for (; j < n; ++j) total += (y[j] = std::exp(x[j] - shift));
+  return total;
+}
+
+// Number of valid entries of every row of x [..., n] under `lens` (see ops.hpp); all n without.
+std::vector<std::size_t> row_lengths(const Shape& x, const IntTensor* mask) {
+  const std::size_t n = x.back(), rows = num_elements(x) / std::max<std::size_t>(n, 1);
+  if (!mask) return std::vector<std::size_t>(rows, n);
+  const IntTensor& lens = *mask;
+  const Shape ls(lens.shape().begin(), lens.shape().end());
+  if (ls.empty() || ls.size() >= x.size() || !std::equal(ls.begin(), ls.end(), x.begin()))
+    throw std::invalid_argument("masked_softmax: valid lengths of shape " + shape_str(ls) +
+                                " do not match scores " + shape_str(x) +
+                                " (expected [B] or [B, n_q] leading the scores' shape)");
+  const std::size_t per = rows / lens.size();  // rows sharing one valid length
+  std::vector<std::size_t> out(rows);
+  for (std::size_t r = 0; r < rows; ++r)
+    out[r] = static_cast<std::size_t>(std::clamp<int>(lens.data()[r / per], 0, static_cast<int>(n)));
+  return out;
+}
+
+// y_j = exp(x_j - max) / sum_{i<len} exp(x_i - max) for j < len, y_j = 0 for j >= len
+// (a row with len 0 is all zeros);  dx = y * (dy - sum(dy * y))
+Var softmax_rows(const Var& x, const IntTensor* lens) {
+  if (x.ndim() < 1) throw std::invalid_argument("softmax: needs at least one axis");
+  const Shape shape = x.shape();
+  const std::size_t n = shape.back();
+  const auto valid = row_lengths(shape, lens);
+  Tensor y = xt::zeros<float>(shape);
+  const float* xs = x.value().data();
+  for (std::size_t r = 0; r < valid.size(); ++r) {
+    const float* xr = xs + r * n;
+    float* yr = y.data() + r * n;
+    const std::size_t len = valid[r];
+    if (len == 0) continue;
+    const float inv = 1.0f / exp_row(xr, yr, len, row_max(xr, len));
+    for (std::size_t j = 0; j < len; ++j) yr[j] *= inv;
+  }
+  return graph_node(std::move(y), {x}, [n](Node& nd) {
+    float* dx = nd.parents[0]->grad_buffer().data();
+    const float* y = nd.value.data();
+    const float* dy = nd.grad.data();
+    for (std::size_t r = 0; r < nd.value.size() / std::max<std::size_t>(n, 1); ++r) {
+      const float dot = dot_row(dy + r * n, y + r * n, n);
+      for (std::size_t j = 0; j < n; ++j) dx[r * n + j] += y[r * n + j] * (dy[r * n + j] - dot);
+    }
+  });
+}
+
+}  // namespace
+
+Var softmax(const Var& x) { return softmax_rows(x, nullptr); }
+
+Var masked_softmax(const Var& x, const IntTensor& lens) { return softmax_rows(x, &lens); }
+
+Var masked_softmax(const Var& x, const ValidLens& lens) {
+  return softmax_rows(x, lens ? &*lens : nullptr);
+}
+
+// y_j = x_j - max - log sum_i exp(x_i - max);  dx = dy - softmax(x) * sum(dy)
+Var log_softmax(const Var& x) {
+  if (x.ndim() < 1) throw std::invalid_argument("log_softmax: needs at least one axis");
+  const std::size_t n = x.shape().back(), rows = x.value().size() / std::max<std::size_t>(n, 1);
+  Tensor y = Tensor::from_shape(x.shape());
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* xr = x.value().data() + r * n;
+    float* yr = y.data() + r * n;
+    const float mx = n ? row_max(xr, n) : 0.0f;
+    const float lse = mx + std::log(exp_row(xr, yr, n, mx));  // yr is scratch here
+    for (std::size_t j = 0; j < n; ++j) yr[j] = xr[j] - lse;
+  }
+  return graph_node(std::move(y), {x}, [n, rows](Node& nd) {
+    float* dx = nd.parents[0]->grad_buffer().data();
+    const float* y = nd.value.data();
+    const float* dy = nd.grad.data();
+    for (std::size_t r = 0; r < rows; ++r) {
+      float total = 0.0f;
+      for (std::size_t j = 0; j < n; ++j) total += dy[r * n + j];
+      for (std::size_t j = 0; j < n; ++j) dx[r * n + j] += dy[r * n + j] - std::exp(y[r * n + j]) * total;
+    }
+  });
+}
+
+}  // namespace attn

@@ -1,0 +1,106 @@
+#include "attnlab/options.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "attnlab/suggest.hpp"
+
+namespace attn {
+
+std::string option_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void Options::set(const std::string& key, const std::string& value, const std::string& where,
+                  const std::string& key_where) {
+  values_[key] = Value{value, where, key_where.empty() ? where : key_where};
+}
+
+std::string Options::key_where(const std::string& key) const {
+  const auto it = values_.find(key);
+  return it == values_.end() ? "" : it->second.key_where;
+}
+
+std::string Options::where(const std::string& key) const {
+  const auto it = values_.find(key);
+  return it == values_.end() ? "" : it->second.where;
+}
+
+std::vector<std::string> Options::keys() const {
+  std::vector<std::string> out;
+  for (const auto& kv : values_) out.push_back(kv.first);
+  return out;
+}
+
+std::vector<std::string> Options::unread() const {
+  std::vector<std::string> out;
+  for (const auto& kv : values_)
+    if (!read_.count(kv.first)) out.push_back(kv.first);
+  return out;
+}
+
+void Options::require_all_read(const std::string& owner) const {
+  for (const std::string& key : unread()) {
+    std::string msg = "unknown option '" + key + "' for " + owner;
+    const std::string guess = closest_name(key, read_keys());
+    if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+    msg += read_.empty() ? " (it takes no options)" : " known: ";
+    std::size_t i = 0;
+    for (const std::string& k : read_) msg += (i++ ? ", " : "") + k;
+    throw SpecError(key_where(key), msg);
+  }
+}
+
+namespace {
+
+template <class T>
+std::optional<T> parse_integer(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno || *end != '\0') return std::nullopt;
+  if (v < 0 ? v < static_cast<long long>(std::numeric_limits<T>::min())
+            : static_cast<unsigned long long>(v) > static_cast<unsigned long long>(std::numeric_limits<T>::max()))
+    return std::nullopt;
+  return static_cast<T>(v);
+}
+
+template <class T>
+std::optional<T> parse_real(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return static_cast<T>(v);
+}
+
+}  // namespace
+
+template <> std::optional<bool> parse_option<bool>(const std::string& t) {
+  if (t == "true" || t == "True" || t == "yes" || t == "on") return true;
+  if (t == "false" || t == "False" || t == "no" || t == "off") return false;
+  return std::nullopt;
+}
+template <> std::optional<int> parse_option<int>(const std::string& t) { return parse_integer<int>(t); }
+template <> std::optional<long> parse_option<long>(const std::string& t) { return parse_integer<long>(t); }
+template <> std::optional<std::size_t> parse_option<std::size_t>(const std::string& t) { return parse_integer<std::size_t>(t); }
+template <> std::optional<float> parse_option<float>(const std::string& t) { return parse_real<float>(t); }
+template <> std::optional<double> parse_option<double>(const std::string& t) { return parse_real<double>(t); }
+template <> std::optional<std::string> parse_option<std::string>(const std::string& t) { return t; }
+
+template <> const char* option_type_name<bool>() { return "a boolean (true/false)"; }
+template <> const char* option_type_name<int>() { return "an integer"; }
+template <> const char* option_type_name<long>() { return "an integer"; }
+template <> const char* option_type_name<std::size_t>() { return "a non-negative integer"; }
+template <> const char* option_type_name<float>() { return "a number"; }
+template <> const char* option_type_name<double>() { return "a number"; }
+template <> const char* option_type_name<std::string>() { return "a string"; }
+
+}  // namespace attn

@@ -1,0 +1,289 @@
+#include "attnlab/models/sequence_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "attnlab/autodiff/ops.hpp"
+#include "attnlab/models/metrics.hpp"
+
+namespace attn {
+namespace {
+
+const SequenceData& sequence_data(const ModelArgs& args, const char* what) {
+  if (const auto* d = std::get_if<SequenceData>(&args.data)) return *d;
+  throw std::invalid_argument(std::string(what) + " needs a sequence dataset (sequence_task or parallel_corpus)");
+}
+
+int argmax_row(const Tensor& t, std::size_t row) {
+  const std::size_t v = t.shape()[1];
+  const float* p = t.data() + row * v;
+  return static_cast<int>(std::max_element(p, p + v) - p);
+}
+
+// Stacks one row's per-step attention [layer, head, n_k_t] into [layer, head, steps, max n_k].
+NamedTensors stack_steps(
+    const std::vector<NamedTensors>& steps) {
+  NamedTensors out;
+  if (steps.empty()) return out;
+  for (std::size_t a = 0; a < steps[0].size(); ++a) {
+    std::size_t nk = 0;
+    for (const auto& s : steps) nk = std::max(nk, s[a].second.shape()[2]);
+    const Tensor& first = steps[0][a].second;
+    const std::size_t layers = first.shape()[0], heads = first.shape()[1];
+    Tensor w = xt::zeros<float>({layers, heads, steps.size(), nk});
+    for (std::size_t t = 0; t < steps.size(); ++t) {
+      const Tensor& s = steps[t][a].second;
+      for (std::size_t l = 0; l < layers; ++l)
+        for (std::size_t h = 0; h < heads; ++h)
+          for (std::size_t k = 0; k < s.shape()[2]; ++k) w(l, h, t, k) = s(l, h, k);
+    }
+    out.emplace_back(steps[0][a].first, std::move(w));
+  }
+  return out;
+}
+
+// Row b of a step's attention [B, layer, head, n_k] -> [layer, head, n_k].
+Tensor row_of(const Tensor& t, std::size_t b) {
+  const std::size_t per = t.size() / t.shape()[0];
+  Tensor out = Tensor::from_shape({t.shape()[1], t.shape()[2], t.shape()[3]});
+  std::copy_n(t.data() + b * per, per, out.data());
+  return out;
+}
+
+}  // namespace
+
+IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows) {
+  Shape shape(t.shape().begin(), t.shape().end());
+  const std::size_t per = t.size() / std::max<std::size_t>(shape[0], 1);
+  shape[0] = rows.size();
+  IntTensor out = IntTensor::from_shape(shape);
+  for (std::size_t i = 0; i < rows.size(); ++i) std::copy_n(t.data() + rows[i] * per, per, out.data() + i * per);
+  return out;
+}
+
+IntTensor row_index(const std::vector<std::size_t>& rows) {
+  IntTensor idx = IntTensor::from_shape({rows.size()});
+  for (std::size_t i = 0; i < rows.size(); ++i) idx(i) = static_cast<int>(rows[i]);
+  return idx;
+}
+
+IntTensor decoder_inputs(const IntTensor& tgt) {
+  const std::size_t n = tgt.shape()[0], steps = tgt.shape()[1];
+  IntTensor out = IntTensor::from_shape({n, steps});
+  for (std::size_t i = 0; i < n; ++i) {
+    out(i, 0) = Vocab::bos;
+    for (std::size_t t = 1; t < steps; ++t) out(i, t) = tgt(i, t - 1);
+  }
+  return out;
+}
+
+SequenceModel::SequenceModel(const ModelArgs& args) : data_(sequence_data(args, "this model")) {
+  const std::string loss = args.options.get<std::string>("loss", "token_mean");
+  if (loss != "token_mean" && loss != "d2l")
+    throw SpecError(args.options.where("loss"), "option 'loss' must be 'token_mean' (cross-entropy averaged over "
+                                                  "valid target tokens) or 'd2l' (d2l's sum over the batch of per-sequence means); got '" + loss + "'");
+  d2l_loss_ = loss == "d2l";
+}
+
+// Masked cross-entropy of teacher-forced logits; reported per valid target token.
+LossResult SequenceModel::loss(const std::vector<std::size_t>& batch, Rng& rng) {
+  const IntTensor src = take_rows(data_.train.src, batch), src_lens = take_rows(data_.train.src_lens, batch);
+  const IntTensor tgt = take_rows(data_.train.tgt, batch), tgt_lens = take_rows(data_.train.tgt_lens, batch);
+  const Var logits = forward(src, src_lens, decoder_inputs(tgt), ForwardContext::training(rng));  // [B, T, V]
+  const Var per_sequence = masked_cross_entropy(logits, tgt, tgt_lens);        // [B], mean over T
+  const double tokens = static_cast<double>(xt::sum(tgt_lens)());
+  const double steps = static_cast<double>(tgt.shape()[1]);
+  const Var total = sum(per_sequence);  // sum_b (1/T) sum_t ce
+  LossResult r;
+  r.loss = d2l_loss_ ? total : total * static_cast<float>(steps / std::max(tokens, 1.0));
+  r.sum = static_cast<double>(total.item()) * steps;  // summed token cross-entropy
+  r.count = tokens;
+  return r;
+}
+
+const SequenceSplit& SequenceModel::eval_split() const { return data_.valid.size() ? data_.valid : data_.train; }
+// Without a validation split the metrics are measured on the training set: "trainset_", so they
+// do not collide with the trainer's running train_loss.
+std::string SequenceModel::eval_prefix() const { return data_.valid.size() ? "valid_" : "trainset_"; }
+
+Metrics SequenceModel::evaluate(bool full) {
+  const SequenceSplit& split = eval_split();
+  const std::string p = eval_prefix();
+  double ce = 0, tokens = 0, correct = 0;
+  std::vector<Tokens> predictions, labels;
+  std::size_t exact = 0;
+  double bleu_total = 0;
+  const std::size_t chunk = 256;
+  for (std::size_t from = 0; from < split.size(); from += chunk) {
+    std::vector<std::size_t> rows(std::min(chunk, split.size() - from));
+    std::iota(rows.begin(), rows.end(), from);
+    const IntTensor src = take_rows(split.src, rows), src_lens = take_rows(split.src_lens, rows);
+    const IntTensor tgt = take_rows(split.tgt, rows), tgt_lens = take_rows(split.tgt_lens, rows);
+    const Var logits = forward(src, src_lens, decoder_inputs(tgt), ForwardContext::evaluation());
+    ce += static_cast<double>(xt::sum(masked_cross_entropy(logits, tgt, tgt_lens).value())()) *
+          static_cast<double>(tgt.shape()[1]);
+    const std::size_t steps = tgt.shape()[1], vocab = logits.dim(2);
+    for (std::size_t b = 0; b < rows.size(); ++b)
+      for (std::size_t t = 0; t < static_cast<std::size_t>(tgt_lens(b)); ++t) {
+        const float* l = logits.value().data() + (b * steps + t) * vocab;
+        correct += (std::max_element(l, l + vocab) - l) == tgt(b, t);
+        tokens += 1;
+      }
+    if (!full) continue;
+    const std::vector<Translation> decoded = greedy(src, src_lens, data_.num_steps);
+    for (std::size_t b = 0; b < rows.size(); ++b) {
+      std::vector<int> label_ids(tgt.data() + b * steps, tgt.data() + (b + 1) * steps);
+      const Tokens label = data_.tgt_vocab.decode(label_ids), pred = data_.tgt_vocab.decode(decoded[b].tokens);
+      exact += pred == label;
+      bleu_total += bleu(pred, label, 2);
+      predictions.push_back(pred);
+      labels.push_back(label);
+    }
+  }
+  Metrics m;
+  m[p + "loss"] = ce / std::max(tokens, 1.0);
+  m[p + "ppl"] = std::exp(m[p + "loss"]);
+  m[p + "token_acc"] = correct / std::max(tokens, 1.0);
+  if (full) {
+    const double n = static_cast<double>(std::max<std::size_t>(split.size(), 1));
+    m[p + "exact_match"] = static_cast<double>(exact) / n;
+    m[p + "bleu"] = bleu_total / n;
+    m[p + "bleu4"] = corpus_bleu(predictions, labels);
+  }
+  return m;
+}
+
+std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len) {
+  const std::size_t batch = src.shape()[0];
+  std::unique_ptr<DecoderState> state = start(src, src_lens);
+  std::vector<Translation> out(batch);
+  std::vector<std::vector<NamedTensors>> steps(batch);
+  std::vector<int> tokens(batch, Vocab::bos);
+  std::vector<bool> done(batch, false);
+  for (std::size_t t = 0; t < max_len; ++t) {
+    const DecodeStep s = step(*state, tokens);
+    for (std::size_t b = 0; b < batch; ++b) {
+      if (done[b]) continue;
+      const int next = argmax_row(s.log_probs, b);
+      out[b].log_prob += s.log_probs(b, static_cast<std::size_t>(next));
+      NamedTensors row;
+      for (const auto& [name, w] : s.attention) row.emplace_back(name, row_of(w, b));
+      steps[b].push_back(std::move(row));
+      if (next == Vocab::eos) done[b] = true;
+      else out[b].tokens.push_back(next);
+      tokens[b] = next;
+    }
+    if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
+  }
+  for (std::size_t b = 0; b < batch; ++b) {
+    out[b].attention = state->source_attention(b);
+    for (auto& named : stack_steps(steps[b])) out[b].attention.push_back(std::move(named));
+    out[b].score = out[b].log_prob;
+  }
+  return out;
+}
+
+// Beam search (d2l 10.8): keep the `beam` best partial hypotheses; a hypothesis ending in <eos>
+// is finished; at the end, the best of finished and live by log P / L^alpha.
+Translation SequenceModel::translate(const std::vector<int>& src_ids, const DecodeOptions& options) {
+  IntTensor src = IntTensor::from_shape({1, data_.num_steps});
+  IntTensor lens = IntTensor::from_shape({1});
+  lens(0) = pad_sequence(src_ids, data_.num_steps, src.data());
+  if (options.beam <= 1) return greedy(src, lens, options.max_len)[0];
+
+  struct Hyp {
+    std::vector<int> tokens;
+    double log_prob = 0;
+    std::vector<NamedTensors> steps;
+  };
+  auto finish = [&](const Hyp& h) {
+    Translation t;
+    t.tokens = h.tokens;
+    t.log_prob = h.log_prob;
+    t.score = h.log_prob / std::pow(static_cast<double>(std::max<std::size_t>(h.tokens.size(), 1)), options.alpha);
+    t.attention = stack_steps(h.steps);
+    return t;
+  };
+  std::unique_ptr<DecoderState> state = start(src, lens);
+  std::vector<Hyp> live(1);
+  std::vector<Translation> finished;
+  for (std::size_t t = 0; t < options.max_len && !live.empty(); ++t) {
+    std::vector<int> last;
+    for (const Hyp& h : live) last.push_back(h.tokens.empty() ? Vocab::bos : h.tokens.back());
+    const DecodeStep s = step(*state, last);
+    const std::size_t vocab = s.log_probs.shape()[1];
+    struct Candidate { double log_prob; std::size_t hyp; int token; };
+    std::vector<Candidate> candidates;
+    for (std::size_t h = 0; h < live.size(); ++h)
+      for (std::size_t v = 0; v < vocab; ++v)
+        candidates.push_back({live[h].log_prob + s.log_probs(h, v), h, static_cast<int>(v)});
+    const std::size_t keep = std::min(options.beam, candidates.size());
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), candidates.end(),
+                      [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
+    std::vector<Hyp> next;
+    std::vector<std::size_t> parents;
+    for (std::size_t c = 0; c < keep; ++c) {
+      const Candidate& cand = candidates[c];
+      Hyp h = live[cand.hyp];
+      h.log_prob = cand.log_prob;
+      NamedTensors row;
+      for (const auto& [name, w] : s.attention) row.emplace_back(name, row_of(w, cand.hyp));
+      h.steps.push_back(std::move(row));
+      if (cand.token == Vocab::eos) {
+        finished.push_back(finish(h));
+      } else {
+        h.tokens.push_back(cand.token);
+        next.push_back(std::move(h));
+        parents.push_back(cand.hyp);
+      }
+    }
+    live = std::move(next);
+    if (!live.empty()) state = state->select(parents);
+  }
+  for (const Hyp& h : live) finished.push_back(finish(h));
+  return *std::max_element(finished.begin(), finished.end(),
+                           [](const Translation& a, const Translation& b) { return a.score < b.score; });
+}
+
+std::vector<ExampleAttention> SequenceModel::record_attention(const std::vector<std::size_t>& examples) {
+  const SequenceSplit& split = eval_split();
+  std::vector<std::size_t> rows;
+  for (std::size_t e : examples)
+    if (e < split.size()) rows.push_back(e);
+  if (rows.empty()) return {};
+  const IntTensor src = take_rows(split.src, rows), src_lens = take_rows(split.src_lens, rows);
+  const IntTensor tgt = take_rows(split.tgt, rows);
+  const std::vector<Translation> decoded = greedy(src, src_lens, data_.num_steps);
+  std::vector<ExampleAttention> out;
+  const std::size_t steps = data_.num_steps;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ExampleAttention ex;
+    ex.example = rows[i];
+    const std::vector<int> src_ids(src.data() + i * steps, src.data() + (i + 1) * steps);
+    const std::vector<int> tgt_ids(tgt.data() + i * steps, tgt.data() + (i + 1) * steps);
+    ex.source = join_tokens(data_.src_vocab.decode(src_ids));
+    ex.target = join_tokens(data_.tgt_vocab.decode(tgt_ids));
+    ex.prediction = join_tokens(data_.tgt_vocab.decode(decoded[i].tokens));
+    // Query labels: the predicted tokens then <eos>; key labels: source tokens (with <eos>) or
+    // the decoder's own inputs (<bos> + prediction) for decoder self-attention.
+    std::vector<std::string> out_tokens;
+    for (int id : decoded[i].tokens) out_tokens.push_back(data_.tgt_vocab.token(id));
+    std::vector<std::string> queries = out_tokens, dec_keys = {"<bos>"};
+    dec_keys.insert(dec_keys.end(), out_tokens.begin(), out_tokens.end());
+    std::vector<std::string> src_tokens;
+    for (int t = 0; t < src_lens(i); ++t) src_tokens.push_back(data_.src_vocab.token(src_ids[static_cast<std::size_t>(t)]));
+    for (const auto& [name, w] : decoded[i].attention) {
+      const bool on_source = name == "encoder_self";
+      AttentionMap map{name, w, on_source ? src_tokens : queries, name == "decoder_self" ? dec_keys : src_tokens, {}, {}};
+      map.queries.resize(w.shape()[2], on_source ? "<pad>" : "<eos>");
+      map.keys.resize(w.shape()[3], "<pad>");  // keys beyond the labels are padding positions
+      ex.maps.push_back(std::move(map));
+    }
+    out.push_back(std::move(ex));
+  }
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,180 @@
+// Model `transformer`: d2l's Transformer (11.7), encoder-decoder of multi-head attention blocks.
+//   X = dropout(embed(x) * sqrt(d) + P)                                   positional encoding
+//   encoder: `layers` TransformerEncoderBlocks; decoder: `layers` TransformerDecoderBlocks
+//   (their math: attnlab/models/transformer_blocks.hpp);  p(y_t) = softmax(out_t W_out + b)
+// Options: d_model, ffn_hidden, heads, layers, dropout, scoring (any registered scoring
+// function, default scaled_dot), scoring_options.*, positional (sinusoidal | learned), max_len, loss.
+// Decoding re-runs the decoder over the prefix at each step (the causal mask makes that equal
+// to caching the keys and values).
+#include <cmath>
+
+#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/registries.hpp"
+#include "attnlab/registry.hpp"
+#include "attnlab/models/sequence_model.hpp"
+#include "attnlab/models/transformer_blocks.hpp"
+#include "attnlab/nn/embedding.hpp"
+#include "attnlab/nn/linear.hpp"
+
+namespace attn {
+namespace {
+
+struct Hyper {
+  TransformerBlockConfig block;
+  std::size_t layers, max_len;
+};
+
+struct TransformerState final : DecoderState {
+  Var memory;  // encoder outputs [B, T, d]
+  IntTensor src_lens;
+  std::vector<std::vector<int>> prefix;  // decoder inputs so far, per row
+  Tensor encoder_weights;                // [B, layer, head, T, T]
+
+  std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
+    auto s = std::make_unique<TransformerState>();
+    const IntTensor idx = row_index(rows);
+    s->memory = index_select(memory, 0, idx);
+    s->src_lens = take_rows(src_lens, rows);
+    for (std::size_t r : rows) s->prefix.push_back(prefix[r]);
+    s->encoder_weights = index_select(constant(encoder_weights), 0, idx).value();
+    return s;
+  }
+
+  NamedTensors source_attention(std::size_t row) const override {
+    const std::size_t per = encoder_weights.size() / encoder_weights.shape()[0];
+    Tensor w = Tensor::from_shape({encoder_weights.shape()[1], encoder_weights.shape()[2], encoder_weights.shape()[3],
+                                   encoder_weights.shape()[4]});
+    std::copy_n(encoder_weights.data() + row * per, per, w.data());
+    return {{"encoder_self", std::move(w)}};
+  }
+};
+
+Hyper read_hyper(const Options& o) {
+  Hyper h;
+  h.block.d_model = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
+  h.block.ffn_hidden = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
+  h.block.heads = o.get<std::size_t>("heads", 4, 1, 1024);
+  h.layers = o.get<std::size_t>("layers", 2, 1, 64);
+  h.max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
+  h.block.dropout = o.get<float>("dropout", 0.1f, 0.0f, 0.99f);
+  h.block.scoring = plugin_choice(o, "scoring", "scaled_dot");
+  return h;
+}
+
+// Attention weights of a layer stack, [B, heads, n_q, n_k] each -> [B, layer, head, n_q, n_k].
+Tensor stack_layers(const std::vector<Var>& weights) {
+  const Shape s = weights[0].shape();
+  Tensor out = Tensor::from_shape({s[0], weights.size(), s[1], s[2], s[3]});
+  const std::size_t per = s[1] * s[2] * s[3];
+  for (std::size_t b = 0; b < s[0]; ++b)
+    for (std::size_t l = 0; l < weights.size(); ++l)
+      std::copy_n(weights[l].value().data() + b * per, per, out.data() + (b * weights.size() + l) * per);
+  return out;
+}
+
+class Transformer final : public SequenceModel {
+ public:
+  explicit Transformer(const ModelArgs& a) : SequenceModel(a), h_(read_hyper(a.options)) {
+    const std::string positional = a.options.get<std::string>("positional", "sinusoidal");
+    if (positional != "sinusoidal" && positional != "learned")
+      throw SpecError(a.options.where("positional"), "option 'positional' must be 'sinusoidal' or 'learned', got '" + positional + "'");
+    if (h_.max_len < data_.num_steps)
+      throw SpecError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(h_.max_len) +
+                                                        ") must be at least the dataset's num_steps (" + std::to_string(data_.num_steps) + ")");
+    if (h_.block.d_model % h_.block.heads != 0)
+      throw SpecError(a.options.where("heads"), "option 'd_model' (" + std::to_string(h_.block.d_model) + ") must be a multiple of 'heads' (" +
+                                                      std::to_string(h_.block.heads) + ")");
+    const ParamScope enc = a.params.child("encoder"), dec = a.params.child("decoder");
+    src_embed_.emplace(enc.child("embedding"), data_.src_vocab.size(), h_.block.d_model);
+    tgt_embed_.emplace(dec.child("embedding"), data_.tgt_vocab.size(), h_.block.d_model);
+    src_pos_.emplace(enc.child("positional"), positional, h_.max_len, h_.block.d_model, h_.block.dropout);
+    tgt_pos_.emplace(dec.child("positional"), positional, h_.max_len, h_.block.d_model, h_.block.dropout);
+    for (std::size_t l = 0; l < h_.layers; ++l) {
+      encoder_.emplace_back(a.registries, enc.child("block" + std::to_string(l)), h_.block);
+      decoder_.emplace_back(a.registries, dec.child("block" + std::to_string(l)), h_.block);
+    }
+    output_.emplace(dec.child("output"), h_.block.d_model, data_.tgt_vocab.size());
+  }
+
+ protected:
+  Var forward(const IntTensor& src, const IntTensor& src_lens, const IntTensor& dec_input, const ForwardContext& context) override {
+    std::vector<Var> ignored;
+    const Var memory = encode(src, src_lens, context, ignored);
+    std::vector<Var> self_w, cross_w;
+    return (*output_)(decode(dec_input, memory, src_lens, context, self_w, cross_w));
+  }
+
+  std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) override {
+    auto s = std::make_unique<TransformerState>();
+    std::vector<Var> weights;
+    s->memory = encode(src, src_lens, ForwardContext::evaluation(), weights);
+    s->src_lens = src_lens;
+    s->prefix.assign(src.shape()[0], {});
+    s->encoder_weights = stack_layers(weights);
+    return s;
+  }
+
+  DecodeStep step(DecoderState& base, const std::vector<int>& tokens) override {
+    auto& s = static_cast<TransformerState&>(base);
+    const std::size_t batch = tokens.size();
+    for (std::size_t b = 0; b < batch; ++b) s.prefix[b].push_back(tokens[b]);
+    const std::size_t t = s.prefix[0].size();
+    IntTensor ids = IntTensor::from_shape({batch, t});
+    for (std::size_t b = 0; b < batch; ++b) std::copy(s.prefix[b].begin(), s.prefix[b].end(), ids.data() + b * t);
+    std::vector<Var> self_w, cross_w;
+    const Var out = (*output_)(decode(ids, s.memory, s.src_lens, ForwardContext::evaluation(), self_w, cross_w));  // [B, t, V]
+    DecodeStep step;
+    step.log_probs = log_softmax(reshape(slice(out, 1, t - 1, t), {batch, out.dim(2)})).value();
+    step.attention.emplace_back("decoder_self", last_query(stack_layers(self_w)));
+    step.attention.emplace_back("cross", last_query(stack_layers(cross_w)));
+    return step;
+  }
+
+ private:
+  // [B, layer, head, n_q, n_k] -> the last query's row [B, layer, head, n_k]
+  static Tensor last_query(const Tensor& w) {
+    const std::size_t b = w.shape()[0], l = w.shape()[1], hh = w.shape()[2], nq = w.shape()[3], nk = w.shape()[4];
+    Tensor out = Tensor::from_shape({b, l, hh, nk});
+    for (std::size_t i = 0; i < b * l * hh; ++i) std::copy_n(w.data() + (i * nq + nq - 1) * nk, nk, out.data() + i * nk);
+    return out;
+  }
+
+  Var embed(const Embedding& e, const PositionalEncoding& p, const IntTensor& ids, const ForwardContext& context) const {
+    return p(e(ids) * std::sqrt(static_cast<float>(h_.block.d_model)), context);  // [B, T, d]
+  }
+
+  Var encode(const IntTensor& src, const IntTensor& lens, const ForwardContext& context, std::vector<Var>& weights) const {
+    Var x = embed(*src_embed_, *src_pos_, src, context);
+    for (const TransformerEncoderBlock& block : encoder_) {
+      weights.emplace_back();
+      x = block(x, lens, context, &weights.back());
+    }
+    return x;
+  }
+
+  Var decode(const IntTensor& ids, const Var& memory, const IntTensor& src_lens, const ForwardContext& context,
+             std::vector<Var>& self_w, std::vector<Var>& cross_w) const {
+    Var x = embed(*tgt_embed_, *tgt_pos_, ids, context);
+    for (const TransformerDecoderBlock& block : decoder_) {
+      self_w.emplace_back();
+      cross_w.emplace_back();
+      x = block(x, memory, src_lens, context, &self_w.back(), &cross_w.back());
+    }
+    return x;
+  }
+
+  Hyper h_;
+  std::optional<Embedding> src_embed_, tgt_embed_;
+  std::optional<PositionalEncoding> src_pos_, tgt_pos_;
+  std::vector<TransformerEncoderBlock> encoder_;
+  std::vector<TransformerDecoderBlock> decoder_;
+  std::optional<Linear> output_;
+};
+
+}  // namespace
+
+void register_model_transformer(Registry<Model, ModelArgs>& r) {
+  r.add<Transformer>("transformer", "d2l's Transformer: multi-head self- and cross-attention, any scoring function");
+}
+
+}  // namespace attn

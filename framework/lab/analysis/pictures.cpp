@@ -1,0 +1,195 @@
+#include "lab/analysis/pictures.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <stdexcept>
+
+#include "lab/analysis/svg.hpp"
+#include "lab/results/results_format.hpp"
+#include "attnlab/suggest.hpp"
+
+namespace attn {
+namespace {
+
+std::vector<double> doubles(const Tensor& t) { return {t.begin(), t.end()}; }
+
+// Axis names of each kind of map: {rows, columns}.
+std::pair<std::string, std::string> axes_of(const std::string& map) {
+  if (map == "kernel") return {"queries: test x", "keys: training x"};
+  if (map == "encoder_self") return {"queries: source tokens", "keys: source tokens"};
+  if (map == "decoder_self") return {"queries: output tokens", "keys: decoder inputs"};
+  return {"queries: output tokens", "keys: source tokens"};
+}
+
+// One heatmap of weights[layer, head] (or the head average), dropping <pad> key columns.
+std::string one_map(const Tensor& w, const std::vector<std::string>& queries, const std::vector<std::string>& keys,
+                    std::size_t layer, std::optional<std::size_t> head, const std::string& title, const std::string& map) {
+  const std::size_t heads = w.shape()[1], nq = w.shape()[2], nk = w.shape()[3];
+  svg::Heatmap h;
+  std::vector<std::size_t> columns;
+  for (std::size_t k = 0; k < nk; ++k)
+    if (k >= keys.size() || keys[k] != "<pad>") columns.push_back(k);
+  for (std::size_t k : columns) h.column_labels.push_back(k < keys.size() ? keys[k] : std::to_string(k));
+  for (std::size_t q = 0; q < nq; ++q) {
+    h.row_labels.push_back(q < queries.size() ? queries[q] : std::to_string(q));
+    std::vector<double> row;
+    for (std::size_t k : columns) {
+      double v = 0;
+      if (head) {
+        v = w(layer, *head, q, k);
+      } else {
+        for (std::size_t hh = 0; hh < heads; ++hh) v += w(layer, hh, q, k);
+        v /= static_cast<double>(heads);
+      }
+      row.push_back(v);
+    }
+    h.values.push_back(std::move(row));
+  }
+  h.title = title;
+  std::tie(h.row_axis, h.column_axis) = axes_of(map);
+  double mx = 0;
+  for (const auto& r : h.values)
+    for (double v : r) mx = std::max(mx, v);
+  h.vmax = mx > 0 ? std::min(1.0, mx) : 1.0;
+  return svg::heatmap(h);
+}
+
+}  // namespace
+
+namespace {
+
+// Checks the shape of a recorded map and the layer/head the view asks for.
+void check_map(const ResultsReader& file, const AttentionMap& m, const AttentionView& view) {
+  if (m.weights.dimension() != 4 || m.weights.size() == 0)
+    throw std::invalid_argument(file.path() + ": the " + m.name + " map's weights are " + shape_str(shape_of(m.weights)) +
+                                ", not [layer, head, n_q, n_k] (a damaged file?)");
+  const std::size_t layers = m.weights.shape()[0], heads = m.weights.shape()[1];
+  if (view.layer && *view.layer >= layers)
+    throw std::invalid_argument("layer " + std::to_string(*view.layer) + " out of range: the " + m.name + " map has " + std::to_string(layers));
+  if (view.head && *view.head >= heads)
+    throw std::invalid_argument("head " + std::to_string(*view.head) + " out of range: the " + m.name + " map has " + std::to_string(heads));
+}
+
+// The heatmaps of one map the view selects; widens heads_in_row to the heads shown side by side.
+void map_pictures(const AttentionMap& m, const AttentionView& view, std::vector<std::string>& pictures,
+                  std::size_t& heads_in_row) {
+  const Tensor& w = m.weights;  // [layer, head, n_q, n_k]
+  const std::size_t layers = w.shape()[0], heads = w.shape()[1];
+  for (std::size_t l = 0; l < layers; ++l) {
+    if (view.layer && *view.layer != l) continue;
+    if (view.average || heads == 1) {
+      const std::string what = heads == 1 ? "" : ", average of " + std::to_string(heads) + " heads";
+      pictures.push_back(one_map(w, m.queries, m.keys, l, heads == 1 ? std::optional<std::size_t>(0) : std::nullopt,
+                                 m.name + " attention, layer " + std::to_string(l) + what, m.name));
+      continue;
+    }
+    for (std::size_t h = 0; h < heads; ++h) {
+      if (view.head && *view.head != h) continue;
+      pictures.push_back(one_map(w, m.queries, m.keys, l, h,
+                                 m.name + " attention, layer " + std::to_string(l) + ", head " + std::to_string(h), m.name));
+    }
+    heads_in_row = std::max(heads_in_row, view.head ? std::size_t{1} : heads);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> recorded_examples(const ResultsReader& file, const std::string& run) {
+  return file.examples(run);
+}
+
+bool has_fit(const ResultsReader& file, const std::string& run) { return file.plot_data(run, "y_prediction").has_value(); }
+
+std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view) {
+  const std::vector<std::string> examples = file.examples(run);
+  if (examples.empty()) throw std::invalid_argument("run '" + run + "' recorded no attention maps (a model without attention?)");
+  const std::string name = view.example ? "example_" + std::to_string(*view.example) : examples[0];
+  const ExampleAttention example = file.example(run, name);
+  std::vector<AttentionMap> maps = example.maps;
+  if (!view.map.empty()) {
+    std::vector<std::string> names;
+    for (const AttentionMap& m : maps) names.push_back(m.name);
+    const auto it = std::find(names.begin(), names.end(), view.map);
+    if (it == names.end()) throw std::invalid_argument(unknown_name_message("attention map", view.map, names));
+    maps = {maps[static_cast<std::size_t>(it - names.begin())]};
+  }
+  std::string caption = run + ", " + name;
+  if (!example.source.empty()) caption += ": \"" + example.source + "\" -> \"" + example.prediction + "\"";
+  std::vector<std::string> pictures;
+  std::size_t heads_in_row = 1;
+  for (const AttentionMap& m : maps) {
+    check_map(file, m, view);
+    map_pictures(m, view, pictures, heads_in_row);
+  }
+  if (pictures.empty()) throw std::invalid_argument("nothing to draw for that layer/head selection");
+  return svg::grid(pictures, std::min<std::size_t>(heads_in_row, 4), caption);
+}
+
+namespace {
+
+const std::vector<double>* column(const HistoryColumns& history, const std::string& name) {
+  for (const auto& [n, values] : history)
+    if (n == name) return &values;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string curves_picture(const ResultsReader& file, const std::vector<std::string>& runs,
+                           const std::vector<std::string>& metrics_in) {
+  svg::Chart c;
+  c.x_axis = "epoch";
+  std::vector<std::string> metrics = metrics_in;
+  if (metrics.empty()) {
+    metrics.push_back("train_loss");
+    for (const auto& [col, values] : file.history(runs.at(0)))
+      if (col != "train_loss" && col.size() > 5 && col.compare(col.size() - 5, 5, "_loss") == 0) metrics.push_back(col);
+  }
+  c.y_axis = metrics.size() == 1 ? metrics[0] : "value";
+  c.title = metrics.size() == 1 ? metrics[0] + " per epoch" : "training curves";
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const std::string& run = runs[r];
+    const HistoryColumns history = file.history(run);
+    if (history.empty()) continue;  // a run that trained nothing
+    for (std::size_t i = 0; i < metrics.size(); ++i) {
+      const std::vector<double>* values = column(history, metrics[i]);
+      if (!values) {
+        std::vector<std::string> names;
+        for (const auto& kv : history) names.push_back(kv.first);
+        throw std::invalid_argument(unknown_name_message("metric", metrics[i], names) + " (in run '" + run + "')");
+      }
+      svg::Series s;
+      s.name = (runs.size() > 1 ? run + " " : "") + metrics[i];
+      s.x = *column(history, "epoch");
+      s.y = *values;
+      s.style = i == 0 ? svg::Series::Style::line : svg::Series::Style::dashed;
+      s.colour = static_cast<int>(runs.size() > 1 ? r : i);  // one colour per run; metrics by dash
+      c.series.push_back(std::move(s));
+    }
+  }
+  if (c.series.empty()) throw std::invalid_argument("no run has a per-epoch history to plot");
+  return svg::chart(c);
+}
+
+std::string fit_picture(const ResultsReader& file, const std::string& run) {
+  if (!has_fit(file, run))
+    throw std::invalid_argument("run '" + run + "' has no regression fit to plot (only nadaraya_watson runs do)");
+  const auto data = [&](const char* name) {
+    const auto t = file.plot_data(run, name);
+    if (!t) throw std::invalid_argument(file.path() + ": run '" + run + "' has no " + name + " for its fit (a damaged file?)");
+    return doubles(*t);
+  };
+  svg::Chart c;
+  c.title = "Nadaraya-Watson fit, " + run;
+  c.x_axis = "x";
+  c.y_axis = "y";
+  c.series.push_back({"training points", data("x_train"), data("y_train"), svg::Series::Style::points});
+  c.series.push_back({"truth 2 sin(x) + x^0.8", data("x_test"), data("y_truth"), svg::Series::Style::dashed});
+  c.series.push_back({"prediction", data("x_test"), data("y_prediction"), svg::Series::Style::line});
+  AttentionView view;
+  view.map = "kernel";
+  return svg::grid({svg::chart(c), attention_picture(file, run, view)}, 2);
+}
+
+}  // namespace attn

@@ -1,0 +1,33 @@
+// The pictures attnlab draws from a results file (used by `attnlab plot` and `attnlab report`).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+class ResultsReader;
+
+struct AttentionView {
+  std::optional<std::size_t> example;  // index of a recorded example (default: the first)
+  std::string map;                     // cross, encoder_self, decoder_self, kernel ("" = every map)
+  std::optional<std::size_t> layer, head;
+  bool average = false;                // average over heads (per layer) instead of one per head
+};
+
+// Attention heatmaps of one run: rows are queries (target tokens, or x positions), columns keys
+// (source tokens, or training x), one picture per layer and head (or head average).
+std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view);
+// Per-epoch curves of one or several runs overlaid (default metrics: train_loss and every
+// evaluated *_loss).
+std::string curves_picture(const ResultsReader& file, const std::vector<std::string>& runs,
+                           const std::vector<std::string>& metrics);
+// Nadaraya-Watson: training points, truth and prediction, beside the query x key kernel map.
+std::string fit_picture(const ResultsReader& file, const std::string& run);
+
+// What a run has to plot: the recorded examples, and whether it has regression data.
+std::vector<std::string> recorded_examples(const ResultsReader& file, const std::string& run);
+bool has_fit(const ResultsReader& file, const std::string& run);
+
+}  // namespace attn

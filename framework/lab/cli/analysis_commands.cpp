@@ -1,0 +1,134 @@
+// `attnlab inspect`, `attnlab plot` and `attnlab report`: looking at a results file.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "arguments.hpp"
+#include "lab/analysis/inspect.hpp"
+#include "lab/analysis/pictures.hpp"
+#include "lab/analysis/report.hpp"
+#include "lab/results/results_format.hpp"
+
+namespace attn::cli {
+namespace {
+
+const std::string& results_path(const Arguments& a) {
+  if (a.positional().size() != 1) throw UsageError("expected exactly one results file");
+  return a.positional()[0];
+}
+
+// Writes `text` to `path` whole (a temporary file renamed into place: nothing half-written).
+void write_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write '" + path + "' (is the directory there and writable?)");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot write '" + path + "'");
+}
+
+// PNG beside an SVG when Debian's rsvg-convert (librsvg2-bin) is installed.
+bool write_png(const std::string& svg_path, const std::string& png_path) {
+  if (std::system("command -v rsvg-convert > /dev/null 2>&1") != 0) return false;
+  return std::system(("rsvg-convert -f png -o '" + png_path + "' '" + svg_path + "'").c_str()) == 0;
+}
+
+int inspect(const std::vector<std::string>& args) {
+  const Arguments a(args, {}, {"--run"});
+  const std::string& path = results_path(a);
+  std::printf("%s", (a.has("--run") ? inspect_run(path, a.value("--run", "")) : inspect_results(path)).c_str());
+  return 0;
+}
+
+int plot(const std::vector<std::string>& args) {
+  const Arguments a(args, {"--attention", "--curves", "--fit", "--average", "--png"},
+                    {"--run", "--example", "--map", "--layer", "--head", "--metric", "-o", "--output"});
+  const std::string& path = results_path(a);
+  const ResultsReader f(path);
+  const int kinds = a.flag("--attention") + a.flag("--curves") + a.flag("--fit");
+  if (kinds != 1) throw UsageError("choose one picture: --attention, --curves or --fit");
+  std::vector<std::string> runs = a.all("--run");
+  const std::vector<std::string> ids = f.run_ids();
+  if (runs.empty()) {
+    if (a.flag("--curves")) runs = ids;
+    else if (ids.size() == 1) runs = ids;
+    else throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab inspect lists them)");
+  }
+  std::string svg, what;
+  if (a.flag("--attention")) {
+    AttentionView view;
+    if (a.has("--example")) view.example = static_cast<std::size_t>(a.integer("--example", 0, 0, 1 << 30));
+    view.map = a.value("--map", "");
+    if (a.has("--layer")) view.layer = static_cast<std::size_t>(a.integer("--layer", 0, 0, 1 << 20));
+    if (a.has("--head")) view.head = static_cast<std::size_t>(a.integer("--head", 0, 0, 1 << 20));
+    view.average = a.flag("--average");
+    svg = attention_picture(f, runs.at(0), view);
+    what = "attention" + (view.map.empty() ? "" : "-" + view.map);
+  } else if (a.flag("--curves")) {
+    svg = curves_picture(f, runs, a.all("--metric"));
+    what = "curves";
+  } else {
+    svg = fit_picture(f, runs.at(0));
+    what = "fit";
+  }
+  std::string out = a.value("-o", a.value("--output", ""));
+  if (out.empty()) {
+    std::string stem = path.substr(0, path.rfind(".h5") == std::string::npos ? path.size() : path.rfind(".h5"));
+    out = stem + "-" + (runs.size() == 1 ? runs[0] + "-" : "") + what + ".svg";
+  }
+  const bool png_only = out.size() > 4 && out.compare(out.size() - 4, 4, ".png") == 0;
+  const std::string svg_path = png_only ? out.substr(0, out.size() - 4) + ".svg" : out;
+  write_file(svg_path, svg);
+  std::printf("wrote %s\n", svg_path.c_str());
+  if (png_only || a.flag("--png")) {
+    const std::string png = png_only ? out : svg_path.substr(0, svg_path.size() - 4) + ".png";
+    if (!write_png(svg_path, png)) throw std::runtime_error("PNG needs rsvg-convert (Debian package librsvg2-bin); the SVG is written");
+    std::printf("wrote %s\n", png.c_str());
+  }
+  return 0;
+}
+
+int report(const std::vector<std::string>& args) {
+  const Arguments a(args, {}, {"-o", "--output"});
+  const std::string& path = results_path(a);
+  std::string out = a.value("-o", a.value("--output", ""));
+  if (out.empty()) out = path.substr(0, path.rfind(".h5") == std::string::npos ? path.size() : path.rfind(".h5")) + "-report.html";
+  write_file(out, html_report(path));
+  std::printf("wrote %s (self-contained: open it in any browser, offline)\n", out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command inspect_command() {
+  return {"inspect", "show what a results file holds: runs, status, config differences, metrics, attention maps",
+          "usage: attnlab inspect RESULTS.h5 [--run ID]\n"
+          "  Without --run: every run's status, epochs, wall time and final metrics, the config keys\n"
+          "  whose values differ between runs, and the attention maps stored.\n"
+          "  --run ID   the run's tree: groups, datasets with their shapes, attributes, and its config",
+          inspect, true};
+}
+
+Command plot_command() {
+  return {"plot", "draw attention heatmaps, training curves or a Nadaraya-Watson fit as SVG (and PNG)",
+          "usage: attnlab plot RESULTS.h5 (--attention | --curves | --fit) [options]\n"
+          "  --attention       heatmap of one recorded example: queries (output tokens) x keys (source tokens)\n"
+          "    --run ID --example N --map NAME --layer L --head H --average (mean over heads)\n"
+          "  --curves          per-epoch metrics of several runs overlaid\n"
+          "    --run ID (repeatable; default every run) --metric NAME (repeatable; default the losses)\n"
+          "  --fit             Nadaraya-Watson: training points, truth and prediction, beside the kernel map\n"
+          "  -o PATH           output file (.svg, or .png to render it); default RESULTS-RUN-KIND.svg\n"
+          "  --png             also write a PNG beside the SVG (needs rsvg-convert, Debian package librsvg2-bin)",
+          plot, true};
+}
+
+Command report_command() {
+  return {"report", "write one self-contained HTML report: spec, table, curves, attention heatmaps",
+          "usage: attnlab report RESULTS.h5 [-o REPORT.html]\n"
+          "  One HTML file with inline SVG and CSS (no scripts, no network): the comparison table,\n"
+          "  the overlaid training curves, each run's metrics and attention heatmaps, and the spec.",
+          report, true};
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,135 @@
+// attnlab COMMAND [ARGS]: the command-line front door.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
+#include <cstdio>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attnlab/suggest.hpp"
+#include "attnlab/tensor.hpp"
+#include "command.hpp"
+
+namespace {
+
+using attn::cli::Command;
+
+int run_command(const Command& c, const std::vector<std::string>& rest) {
+  try {
+    return c.run(rest);
+  } catch (const attn::UsageError& e) {
+    std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), e.what(), c.usage.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    return 1;
+  }
+}
+
+// How long a reading command may take before it is stopped: ATTNLAB_READ_TIMEOUT seconds,
+// default 600. A value that is not a positive number is an error, never a silent default.
+double read_timeout() {
+  const char* text = std::getenv("ATTNLAB_READ_TIMEOUT");
+  if (!text) return 600.0;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(seconds > 0))
+    throw std::invalid_argument(std::string("ATTNLAB_READ_TIMEOUT='") + text +
+                                "' is not a number of seconds; expected a positive number such as 600");
+  return seconds;
+}
+
+// A second line of defence around libhdf5 (the first is that attnlab reads only HDF5's
+// checksummed format, hdf5_file.cpp): commands that read results files run in a child process.
+// A child killed by a signal (the library crashed on a crafted file) is reported in one line
+// with exit code 1, and so is one still reading after read_timeout() seconds (a damaged file
+// the library loops on, or a file system that does not answer).
+int run_isolated(const Command& c, const std::vector<std::string>& rest) {
+  double limit = 0;
+  try {
+    limit = read_timeout();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    return 2;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) return run_command(c, rest);
+  if (pid == 0) {
+    const int code = run_command(c, rest);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  bool stalled = false;
+  while (true) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      stalled = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!stalled && WIFEXITED(status)) return WEXITSTATUS(status);
+  std::string file;
+  for (const std::string& a : rest)
+    if (!a.empty() && a[0] != '-') { file = a; break; }
+  if (stalled)
+    std::fprintf(stderr,
+                 "attnlab %s: %s: reading took longer than %g s and was stopped: a damaged file, or a file system "
+                 "that does not answer (ATTNLAB_READ_TIMEOUT sets the limit)\n",
+                 c.name.c_str(), file.c_str(), limit);
+  else
+    std::fprintf(stderr, "attnlab %s: %s: the HDF5 library crashed reading this file (%s): the file is damaged\n",
+                 c.name.c_str(), file.c_str(), WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "unknown");
+  return 1;
+}
+
+void print_help(const std::vector<Command>& commands) {
+  std::printf("attnlab: learn attention mechanisms by running experiments\n\n"
+              "usage: attnlab COMMAND [ARGS]    (attnlab COMMAND --help for its options)\n\ncommands:\n");
+  for (const Command& c : commands) std::printf("  %-10s %s\n", c.name.c_str(), c.summary.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  attn::keep_tensor_memory_in_heap();
+  const std::vector<Command> commands = {attn::cli::run_command(), attn::cli::validate_command(),
+                                         attn::cli::compare_command(), attn::cli::translate_command(),
+                                         attn::cli::inspect_command(), attn::cli::plot_command(),
+                                         attn::cli::report_command(), attn::cli::plugins_command()};
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_help(commands);
+    return args.empty() ? 2 : 0;
+  }
+  std::vector<std::string> names;
+  for (const Command& c : commands) names.push_back(c.name);
+  for (const Command& c : commands) {
+    if (c.name != args[0]) continue;
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h")) {
+      std::printf("%s\n", c.usage.c_str());
+      return 0;
+    }
+    return c.reads_results ? run_isolated(c, rest) : run_command(c, rest);
+  }
+  std::fprintf(stderr, "attnlab: %s\nRun 'attnlab --help' for the list.\n",
+               attn::unknown_name_message("command", args[0], names).c_str());
+  return 2;
+}

@@ -1,0 +1,49 @@
+// `attnlab plugins [--plugin PATH]...`: every registered plugin by kind, with its description
+// and where it comes from.
+#include <cstdio>
+
+#include "attnlab/plugin_loader.hpp"
+#include "lab/builtins.hpp"
+#include "command.hpp"
+
+namespace attn::cli {
+namespace {
+
+template <class R>
+void print_kind(const R& registry) {
+  std::size_t width = 0;
+  for (const auto& kv : registry.entries()) width = std::max(width, kv.first.size());
+  std::printf("%ss:\n", registry.kind().c_str());
+  for (const auto& [name, entry] : registry.entries()) {
+    std::printf("  %-*s  %s", static_cast<int>(width), name.c_str(), entry.description.c_str());
+    if (entry.library) std::printf("  [%s]", entry.origin.c_str());
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
+int run(const std::vector<std::string>& args) {
+  Registries registries;
+  register_builtins(registries);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--plugin" && i + 1 < args.size())
+      load_plugin(args[++i], registries);
+    else
+      throw UsageError("unexpected argument '" + args[i] + "'");
+  }
+  registries.each([](const auto& r) { print_kind(r); });
+  std::printf("Plugins in [brackets] were loaded from that file; the rest are built in.\n");
+  return 0;
+}
+
+}  // namespace
+
+Command plugins_command() {
+  return {"plugins", "list every registered plugin: scoring functions, cells, modes, models, datasets, optimizers",
+          "usage: attnlab plugins [--plugin PATH]...\n"
+          "  Lists every registered plugin by kind with its description.\n"
+          "  --plugin PATH   also load the plugin library at PATH (repeatable)",
+          run};
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,384 @@
+#include "lab/results/results_format.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include "attnlab/suggest.hpp"
+
+namespace attn {
+namespace {
+
+// ---- the layout: every path and attribute name of the format ----
+const std::string runs_group = "/runs";
+const std::string summary_group = "/summary";
+const std::string trainer_group = "/trainer";  // checkpoints
+std::string group_of(const std::string& id) { return runs_group + "/" + id; }
+std::string history_of(const std::string& id) { return group_of(id) + "/history"; }
+std::string attention_of(const std::string& id) { return group_of(id) + "/attention"; }
+std::string example_group(const std::string& id, const std::string& example) { return attention_of(id) + "/" + example; }
+std::string example_name(std::size_t index) { return "example_" + std::to_string(index); }
+std::string data_of(const std::string& id) { return group_of(id) + "/data"; }
+std::string vocab_of(const std::string& id) { return group_of(id) + "/vocab"; }
+const std::string metric_prefix = "metric.";
+const std::vector<std::string> fixed_history = {"epoch", "train_loss", "grad_norm", "seconds"};
+
+// "encoder.rnn.layer0.W_ih" -> "<run>/params/encoder/rnn/layer0/W_ih"
+std::string param_of(const std::string& id, const std::string& dotted) {
+  std::string p = dotted;
+  std::replace(p.begin(), p.end(), '.', '/');
+  return group_of(id) + "/params/" + p;
+}
+
+std::string now_iso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string point_yaml(const SweepPoint& point) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  for (const auto& [k, v] : point) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap;
+  return out.c_str();
+}
+
+SweepPoint read_point(const std::string& yaml) {
+  SweepPoint point;
+  const YAML::Node node = YAML::Load(yaml);
+  for (auto it = node.begin(); it != node.end(); ++it)
+    point.emplace_back(it->first.as<std::string>(), it->second.as<std::string>());
+  return point;
+}
+
+Tensor positions(const std::vector<float>& v) {
+  Tensor t = Tensor::from_shape({v.size()});
+  std::copy(v.begin(), v.end(), t.begin());
+  return t;
+}
+
+std::vector<float> floats(const Tensor& t) { return {t.begin(), t.end()}; }
+
+void write_history(Hdf5File& f, const std::string& group, const std::vector<EpochRecord>& history) {
+  f.create_group(group);
+  if (history.empty()) return;
+  for (const auto& [name, column] : history_columns(history)) f.write(group + "/" + name, column);
+}
+
+std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& group) {
+  std::vector<EpochRecord> history;
+  if (!f.exists(group + "/epoch")) return history;
+  const std::vector<double> epoch = f.read_doubles(group + "/epoch");
+  history.resize(epoch.size());
+  for (std::size_t i = 0; i < epoch.size(); ++i) history[i].epoch = static_cast<std::size_t>(epoch[i]);
+  for (const std::string& column : f.children(group)) {
+    const std::vector<double> values = f.read_doubles(group + "/" + column);
+    for (std::size_t i = 0; i < values.size() && i < history.size(); ++i) {
+      if (column == "train_loss") history[i].train_loss = values[i];
+      else if (column == "grad_norm") history[i].grad_norm = values[i];
+      else if (column == "seconds") history[i].seconds = values[i];
+      else if (column != "epoch" && !std::isnan(values[i])) history[i].metrics[column] = values[i];
+    }
+  }
+  return history;
+}
+
+void write_example(Hdf5File& f, const std::string& id, const ExampleAttention& ex) {
+  const std::string eg = example_group(id, example_name(ex.example));
+  f.create_group(eg);
+  f.set_attr(eg, "example", static_cast<long>(ex.example));
+  f.set_attr(eg, "source", ex.source);
+  f.set_attr(eg, "target", ex.target);
+  f.set_attr(eg, "prediction", ex.prediction);
+  for (const AttentionMap& m : ex.maps) {
+    const std::string mg = eg + "/" + m.name;
+    f.write(mg + "/weights", m.weights);
+    f.write(mg + "/queries", m.queries);
+    f.write(mg + "/keys", m.keys);
+    if (!m.query_positions.empty()) f.write(mg + "/query_positions", positions(m.query_positions));
+    if (!m.key_positions.empty()) f.write(mg + "/key_positions", positions(m.key_positions));
+  }
+}
+
+void write_run_attributes(Hdf5File& f, const RunRecord& r) {
+  const std::string g = group_of(r.id);
+  f.set_attr(g, "config", r.config);
+  f.set_attr(g, "sweep_point", point_yaml(r.point));
+  f.set_attr(g, "seed", static_cast<long>(r.seed));
+  f.set_attr(g, "index", static_cast<long>(r.index));
+  f.set_attr(g, "status", std::string(to_string(r.status)));
+  f.set_attr(g, "error", r.error);
+  f.set_attr(g, "wall_seconds", r.wall_seconds);
+  f.set_attr(g, "epochs_done", static_cast<long>(r.history.size()));
+  f.set_attr(g, "resumed_from_epoch", static_cast<long>(r.resumed_from_epoch));
+  for (const auto& [name, value] : r.metrics) f.set_attr(g, metric_prefix + name, value);
+}
+
+void write_named(Hdf5File& f, const std::string& group, const NamedTensors& tensors) {
+  for (const auto& [name, t] : tensors) f.write(group + "/" + name, t);
+}
+
+// Every dataset under `group`, named by its path below it ("m/encoder.W" for optimizer state).
+void read_named(const Hdf5File& f, const std::string& group, const std::string& prefix, NamedTensors& out) {
+  for (const std::string& child : f.children(group)) {
+    const std::string path = group + "/" + child;
+    if (f.is_group(path)) read_named(f, path, prefix + child + "/", out);
+    else out.emplace_back(prefix + child, f.read(path));
+  }
+}
+
+NamedTensors read_named(const Hdf5File& f, const std::string& group) {
+  NamedTensors out;
+  if (f.exists(group)) read_named(f, group, "", out);
+  return out;
+}
+
+}  // namespace
+
+HistoryColumns history_columns(const std::vector<EpochRecord>& history) {
+  HistoryColumns columns;
+  for (const std::string& name : fixed_history) columns.emplace_back(name, std::vector<double>{});
+  std::map<std::string, std::vector<double>> metrics;
+  for (const EpochRecord& e : history)
+    for (const auto& kv : e.metrics) metrics[kv.first];
+  for (const EpochRecord& e : history) {
+    columns[0].second.push_back(static_cast<double>(e.epoch));
+    columns[1].second.push_back(e.train_loss);
+    columns[2].second.push_back(e.grad_norm);
+    columns[3].second.push_back(e.seconds);
+    for (auto& [k, column] : metrics) column.push_back(e.metrics.count(k) ? e.metrics.at(k) : std::nan(""));
+  }
+  for (auto& kv : metrics) columns.emplace_back(kv.first, std::move(kv.second));
+  return columns;
+}
+
+void create_results_file(const std::string& path, const ResultsHeader& h) {
+  Hdf5File f(path, Hdf5File::Mode::create_truncate);
+  f.set_attr("/", "format", std::string(results_format_name));
+  f.set_attr("/", "format_version", results_format_version);
+  f.set_attr("/", "attnlab_version", std::string(attnlab_version));
+  f.set_attr("/", "spec", h.spec);
+  f.set_attr("/", "spec_path", h.spec_path);
+  f.set_attr("/", "name", h.name);
+  f.set_attr("/", "created", now_iso());
+  f.set_attr("/", "planned_runs", static_cast<long>(h.planned_runs));
+  f.create_group(runs_group);
+}
+
+void write_run(const std::string& path, const RunRecord& r) {
+  Hdf5File f(path, Hdf5File::Mode::read_write);
+  const std::string g = group_of(r.id);
+  f.remove(g);
+  f.create_group(g);
+  write_run_attributes(f, r);
+  for (const auto& [name, value] : r.params) f.write(param_of(r.id, name), value);
+  write_history(f, history_of(r.id), r.history);
+  f.create_group(attention_of(r.id));
+  for (const ExampleAttention& ex : r.attention) write_example(f, r.id, ex);
+  write_named(f, data_of(r.id), r.plot_data);
+  if (!r.src_vocab.empty()) {
+    f.write(vocab_of(r.id) + "/source", r.src_vocab);
+    f.write(vocab_of(r.id) + "/target", r.tgt_vocab);
+    f.set_attr(vocab_of(r.id), "num_steps", static_cast<long>(r.num_steps));
+  }
+}
+
+void write_summary(const std::string& path, const Summary& s) {
+  Hdf5File f(path, Hdf5File::Mode::read_write);
+  f.remove(summary_group);
+  f.create_group(summary_group);
+  std::vector<std::string> points;
+  std::vector<double> runs, ok, wall;
+  for (const SummaryRow& r : s.rows) {
+    points.push_back(r.point);
+    runs.push_back(static_cast<double>(r.runs));
+    ok.push_back(static_cast<double>(r.ok));
+    wall.push_back(r.wall_mean);
+  }
+  f.write(summary_group + "/sweep_point", points);
+  f.write(summary_group + "/runs", runs);
+  f.write(summary_group + "/runs_ok", ok);
+  f.write(summary_group + "/wall_seconds_mean", wall);
+  for (const std::string& m : s.metrics) {
+    std::vector<double> mean, std;
+    for (const SummaryRow& r : s.rows) {
+      const auto it = r.metrics.find(m);
+      mean.push_back(it == r.metrics.end() ? std::nan("") : it->second.first);
+      std.push_back(it == r.metrics.end() ? std::nan("") : it->second.second);
+    }
+    f.write(summary_group + "/" + m + "_mean", mean);
+    f.write(summary_group + "/" + m + "_std", std);
+  }
+  f.set_attr(summary_group, "table", format_summary(s, TableFormat::text));
+}
+
+// ---- reading ----
+
+ResultsReader::ResultsReader(const std::string& path) : file_(path, Hdf5File::Mode::read) {
+  if (!file_.has_attr("/", "format") || file_.attr_type("/", "format") != Hdf5File::AttrType::string ||
+      file_.attr_string("/", "format") != results_format_name || !file_.exists(runs_group))
+    throw FileError(path + ": an HDF5 file, but not an attnlab results file (no format attribute '" +
+                    std::string(results_format_name) + "')");
+  version_ = file_.has_attr("/", "format_version") ? file_.attr_long("/", "format_version") : 1;
+  if (version_ < 1 || version_ > results_format_version)
+    throw FileError(path + ": results format " + std::to_string(version_) + ", but this attnlab (" +
+                    attnlab_version + ") reads formats 1 to " + std::to_string(results_format_version) +
+                    "; read it with a newer attnlab");
+}
+
+ResultsHeader ResultsReader::header() const {
+  ResultsHeader h;
+  h.spec = file_.attr_string("/", "spec");
+  h.spec_path = file_.attr_string("/", "spec_path");
+  h.name = file_.attr_string("/", "name");
+  h.created = file_.attr_string("/", "created");
+  h.attnlab_version = file_.attr_string("/", "attnlab_version");
+  h.planned_runs = static_cast<std::size_t>(file_.attr_long("/", "planned_runs"));
+  h.format_version = version_;
+  return h;
+}
+
+std::vector<std::string> ResultsReader::run_ids() const { return file_.children(runs_group); }
+
+const std::string& ResultsReader::known(const std::string& id) const {
+  if (!file_.exists(group_of(id))) throw UsageError(unknown_name_message("run", id, run_ids()));
+  return id;
+}
+
+std::string ResultsReader::run_group(const std::string& id) const { return group_of(known(id)); }
+
+RunInfo ResultsReader::run(const std::string& id) const {
+  const std::string g = run_group(id);
+  RunInfo r;
+  r.id = id;
+  const std::string status = file_.attr_string(g, "status");
+  const auto parsed = parse_run_status(status);
+  if (!parsed) throw FileError(path() + ": run '" + id + "' has the unknown status '" + status + "'");
+  r.status = *parsed;
+  r.error = file_.attr_string(g, "error");
+  r.wall_seconds = file_.attr_double(g, "wall_seconds");
+  r.point = read_point(file_.attr_string(g, "sweep_point"));
+  r.seed = static_cast<std::uint64_t>(file_.attr_long(g, "seed"));
+  r.index = static_cast<std::size_t>(file_.attr_long(g, "index"));
+  r.epochs_done = static_cast<std::size_t>(file_.attr_long(g, "epochs_done"));
+  r.resumed_from_epoch = static_cast<std::size_t>(file_.attr_long(g, "resumed_from_epoch"));
+  for (const std::string& a : file_.attr_names(g))
+    if (a.rfind(metric_prefix, 0) == 0) r.metrics[a.substr(metric_prefix.size())] = file_.attr_double(g, a);
+  return r;
+}
+
+std::vector<RunInfo> ResultsReader::runs() const {
+  std::vector<RunInfo> out;
+  for (const std::string& id : run_ids()) out.push_back(run(id));
+  std::stable_sort(out.begin(), out.end(), [](const RunInfo& a, const RunInfo& b) { return a.index < b.index; });
+  return out;
+}
+
+std::string ResultsReader::config(const std::string& id) const { return file_.attr_string(run_group(id), "config"); }
+
+Tensor ResultsReader::param(const std::string& id, const std::string& dotted_name) const {
+  return file_.read(param_of(known(id), dotted_name));
+}
+
+HistoryColumns ResultsReader::history(const std::string& id) const {
+  HistoryColumns out;
+  const std::vector<EpochRecord> history = read_history(file_, history_of(known(id)));
+  if (history.empty()) return out;
+  out = history_columns(history);
+  if (version_ == 1) out.erase(out.begin() + 2);  // format 1 has no grad_norm
+  return out;
+}
+
+std::vector<std::string> ResultsReader::examples(const std::string& id) const {
+  const std::string g = attention_of(known(id));
+  return file_.exists(g) ? file_.children(g) : std::vector<std::string>{};
+}
+
+std::vector<std::string> ResultsReader::map_names(const std::string& id, const std::string& example) const {
+  const std::string eg = example_group(known(id), example);
+  if (!file_.exists(eg)) throw UsageError(unknown_name_message("recorded example", example, examples(id)));
+  return file_.children(eg);
+}
+
+Shape ResultsReader::map_shape(const std::string& id, const std::string& example, const std::string& map) const {
+  return file_.shape(example_group(id, example) + "/" + map + "/weights");
+}
+
+ExampleAttention ResultsReader::example(const std::string& id, const std::string& example) const {
+  const std::string eg = example_group(id, example);
+  ExampleAttention ex;
+  for (const std::string& name : map_names(id, example)) {
+    const std::string mg = eg + "/" + name;
+    AttentionMap m{name, file_.read(mg + "/weights"), file_.read_strings(mg + "/queries"),
+                   file_.read_strings(mg + "/keys"), {}, {}};
+    if (file_.exists(mg + "/query_positions")) m.query_positions = floats(file_.read(mg + "/query_positions"));
+    if (file_.exists(mg + "/key_positions")) m.key_positions = floats(file_.read(mg + "/key_positions"));
+    ex.maps.push_back(std::move(m));
+  }
+  if (file_.has_attr(eg, "example")) ex.example = static_cast<std::size_t>(file_.attr_long(eg, "example"));
+  for (auto [field, name] : {std::pair{&ex.source, "source"}, {&ex.target, "target"}, {&ex.prediction, "prediction"}})
+    if (file_.has_attr(eg, name)) *field = file_.attr_string(eg, name);
+  return ex;
+}
+
+std::optional<Tensor> ResultsReader::plot_data(const std::string& id, const std::string& name) const {
+  const std::string p = data_of(known(id)) + "/" + name;
+  if (!file_.exists(p)) return std::nullopt;
+  return file_.read(p);
+}
+
+std::optional<Vocabularies> ResultsReader::vocabularies(const std::string& id) const {
+  const std::string g = vocab_of(known(id));
+  if (!file_.exists(g + "/source")) return std::nullopt;
+  return Vocabularies{file_.read_strings(g + "/source"), file_.read_strings(g + "/target"),
+                      static_cast<std::size_t>(file_.attr_long(g, "num_steps"))};
+}
+
+std::optional<std::string> ResultsReader::summary_table() const {
+  if (!file_.exists(summary_group) || !file_.has_attr(summary_group, "table")) return std::nullopt;
+  return file_.attr_string(summary_group, "table");
+}
+
+// ---- checkpoints ----
+// Layout under /trainer: params/<name>, optimizer/<state name>, best/<name> (early stopping),
+// history/<column>, and attributes rng_state, epochs_done, best, has_best, bad_evaluations;
+// the root's attribute config.
+
+void write_trainer_state(const std::string& path, const TrainerState& s, const std::string& config) {
+  Hdf5File f(path, Hdf5File::Mode::create_truncate);
+  f.create_group(trainer_group);
+  write_named(f, trainer_group + "/params", s.params);
+  write_named(f, trainer_group + "/optimizer", s.optimizer);
+  write_named(f, trainer_group + "/best", s.best_params);
+  write_history(f, trainer_group + "/history", s.history);
+  f.set_attr(trainer_group, "rng_state", s.rng_state);
+  f.set_attr(trainer_group, "epochs_done", static_cast<long>(s.history.size()));
+  f.set_attr(trainer_group, "best", s.best);
+  f.set_attr(trainer_group, "has_best", static_cast<long>(s.has_best));
+  f.set_attr(trainer_group, "bad_evaluations", static_cast<long>(s.bad_evaluations));
+  f.set_attr("/", "config", config);
+}
+
+std::string checkpoint_config(const std::string& path) {
+  return Hdf5File(path, Hdf5File::Mode::read).attr_string("/", "config");
+}
+
+TrainerState read_trainer_state(const std::string& path) {
+  const Hdf5File f(path, Hdf5File::Mode::read);
+  TrainerState s;
+  s.params = read_named(f, trainer_group + "/params");
+  s.optimizer = read_named(f, trainer_group + "/optimizer");
+  s.best_params = read_named(f, trainer_group + "/best");
+  s.history = read_history(f, trainer_group + "/history");
+  s.rng_state = f.attr_string(trainer_group, "rng_state");
+  s.best = f.attr_double(trainer_group, "best");
+  s.has_best = f.attr_long(trainer_group, "has_best") != 0;
+  s.bad_evaluations = static_cast<std::size_t>(f.attr_long(trainer_group, "bad_evaluations"));
+  return s;
+}
+
+}  // namespace attn

@@ -1,0 +1,120 @@
+// The results format: the ONE module that knows the HDF5 layout of attnlab's files (documented
+// in docs/hdf5-layout.md). Every path and attribute name is written here and nowhere else;
+// the runner, checkpoints, compare, translate, inspect, plot and report all go through it.
+//
+//   /                          attrs format, format_version, attnlab_version, spec, spec_path,
+//                              name, created, planned_runs
+//   /runs/<id>/                attrs config, sweep_point, seed, index, status, error,
+//                              wall_seconds, epochs_done, resumed_from_epoch, metric.<name>
+//   /runs/<id>/params/<a>/<b>  float32, one dataset per parameter (path "a.b")
+//   /runs/<id>/history/<col>   float64 per epoch: epoch, train_loss, grad_norm, seconds, metrics
+//   /runs/<id>/attention/example_<i>/<map>/{weights, queries, keys, query_positions, key_positions}
+//   /runs/<id>/data/<name>     arrays a picture needs (Nadaraya-Watson)
+//   /runs/<id>/vocab/{source, target}, attr num_steps
+//   /summary/                  the comparison table
+// Checkpoints (one file per run): /trainer/{params, optimizer, best, history} and attributes.
+//
+// Writers open, write and close the file, so an interrupted sweep leaves every finished run.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnlab/models/model.hpp"
+#include "attnlab/training/trainer.hpp"
+#include "lab/results/hdf5_file.hpp"
+#include "lab/results/summary.hpp"
+
+namespace attn {
+
+constexpr const char* results_format_name = "attnlab-results";
+// 2: history has grad_norm, the root has format_version. Files of format 1 (attnlab before the
+// core/lab split, no format_version attribute) still read.
+constexpr long results_format_version = 2;
+constexpr const char* attnlab_version = "0.2.0";
+
+// What the root of a results file says about it.
+struct ResultsHeader {
+  std::string spec, spec_path, name;  // the spec's YAML text, where it was read, its name
+  std::size_t planned_runs = 0;
+  std::string created, attnlab_version;  // set when writing
+  long format_version = results_format_version;
+};
+
+// Everything one run writes (the runner fills it; compare and the summary read RunInfo).
+struct RunRecord {
+  std::string id, config;  // the resolved config as YAML
+  SweepPoint point;
+  std::uint64_t seed = 0;
+  std::size_t index = 0;   // position in the sweep
+  RunStatus status = RunStatus::failed;
+  std::string error;       // why it failed
+  double wall_seconds = 0.0;
+  std::size_t resumed_from_epoch = 0;  // > 0: continued from its checkpoint after that epoch
+  Metrics metrics;                      // final evaluation, plus train_loss of the last epoch
+  std::vector<EpochRecord> history;
+  NamedTensors params;                  // dotted name -> value
+  std::vector<ExampleAttention> attention;
+  NamedTensors plot_data;               // Model::plot_data()
+  std::vector<std::string> src_vocab, tgt_vocab;  // sequence data only (for `attnlab translate`)
+  std::size_t num_steps = 0;
+};
+
+// The history as columns: epoch, train_loss, grad_norm, seconds, then each metric (NaN in the
+// epochs that were not evaluated).
+using HistoryColumns = std::vector<std::pair<std::string, std::vector<double>>>;
+HistoryColumns history_columns(const std::vector<EpochRecord>& history);
+
+// ---- writing ----
+void create_results_file(const std::string& path, const ResultsHeader& header);  // a new file
+void write_run(const std::string& path, const RunRecord& run);  // replaces a run of that id
+void write_summary(const std::string& path, const Summary& summary);
+
+// ---- reading ----
+struct Vocabularies {
+  std::vector<std::string> source, target;
+  std::size_t num_steps = 0;
+};
+
+class ResultsReader {
+ public:
+  // Opens and checks: an HDF5 file that is not an attnlab results file, or of a newer format,
+  // is a FileError saying what to do.
+  explicit ResultsReader(const std::string& path);
+  const std::string& path() const { return file_.path(); }
+
+  ResultsHeader header() const;
+  std::vector<std::string> run_ids() const;  // sorted by name
+  std::vector<RunInfo> runs() const;         // in sweep order
+  // Every reader below throws a UsageError listing the runs (and the closest) for an unknown id.
+  RunInfo run(const std::string& id) const;
+  std::string config(const std::string& id) const;
+  Tensor param(const std::string& id, const std::string& dotted_name) const;
+  HistoryColumns history(const std::string& id) const;  // empty when the run trained nothing
+  std::vector<std::string> examples(const std::string& id) const;  // "example_0", ...
+  ExampleAttention example(const std::string& id, const std::string& example) const;
+  std::vector<std::string> map_names(const std::string& id, const std::string& example) const;
+  Shape map_shape(const std::string& id, const std::string& example, const std::string& map) const;
+  std::optional<Tensor> plot_data(const std::string& id, const std::string& name) const;
+  std::optional<Vocabularies> vocabularies(const std::string& id) const;
+  std::optional<std::string> summary_table() const;
+
+  // The run's group, for a generic tree listing (`attnlab inspect --run`).
+  std::string run_group(const std::string& id) const;
+  const Hdf5File& hdf5() const { return file_; }
+
+ private:
+  const std::string& known(const std::string& id) const;  // id, or a UsageError listing the runs
+  Hdf5File file_;
+  long version_;
+};
+
+// ---- checkpoints: the trainer's state and the config it was made with ----
+void write_trainer_state(const std::string& path, const TrainerState& state, const std::string& config);
+std::string checkpoint_config(const std::string& path);
+TrainerState read_trainer_state(const std::string& path);
+
+}  // namespace attn

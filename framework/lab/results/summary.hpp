@@ -1,0 +1,46 @@
+// The comparison table: one row per sweep point (the swept values except the seed), each
+// metric as mean ± std over the seeds of that point, and the mean wall time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attnlab/training/trainer.hpp"
+
+namespace attn {
+
+// The swept keys of a run and their values, in the order the sweep lists them.
+using SweepPoint = std::vector<std::pair<std::string, std::string>>;
+
+// What a results file says of one run (everything but its arrays).
+struct RunInfo {
+  std::string id;
+  SweepPoint point;
+  RunStatus status = RunStatus::failed;
+  std::string error;
+  Metrics metrics;
+  double wall_seconds = 0.0;
+  std::uint64_t seed = 0;
+  std::size_t index = 0, epochs_done = 0, resumed_from_epoch = 0;
+};
+
+struct SummaryRow {
+  std::string point;  // "scoring=dot, cell=gru" (or "(single point)")
+  std::size_t runs = 0, ok = 0;  // runs, and those that finished or stopped early
+  std::map<std::string, std::pair<double, double>> metrics;  // mean, std over the ok runs
+  double wall_mean = 0.0;
+};
+
+struct Summary {
+  std::vector<std::string> metrics;  // column order
+  std::vector<SummaryRow> rows;
+};
+
+Summary summarize(const std::vector<RunInfo>& runs);
+
+enum class TableFormat { text, csv, markdown };
+std::string format_summary(const Summary& s, TableFormat format);
+
+}  // namespace attn

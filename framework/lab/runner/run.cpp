@@ -1,0 +1,154 @@
+#include "lab/runner/run.hpp"
+
+#include <chrono>
+#include <set>
+
+namespace attn {
+namespace {
+
+std::string where_of(const RunPlan& plan, const std::string& key) {
+  const auto it = plan.values.find(key);
+  return it == plan.values.end() ? "" : it->second.where;
+}
+
+// Runs `build`; a problem without a place of its own (a dataset file that does not read, a
+// model that refuses its data) becomes a SpecError at `where` (the dataset's or model's name).
+// A misbehaving outside plugin stays a PluginFault: it is not a problem of the spec.
+template <class Build>
+void attributing_errors_to(const std::string& where, Build&& build) {
+  try {
+    build();
+  } catch (const SpecError&) {
+    throw;
+  } catch (const PluginFault&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw SpecError(where, e.what());
+  }
+}
+
+// What the finished run leaves besides its history: final metrics, maps, parameters, data.
+void collect_results(const RunPlan& plan, const RunParts& parts, RunRecord& r) {
+  if (r.status != RunStatus::diverged && r.status != RunStatus::interrupted) {
+    r.metrics = parts.model->evaluate(true);
+    r.attention = parts.model->record_attention(plan.record_attention);
+    r.plot_data = parts.model->plot_data();
+  }
+  if (!r.history.empty()) r.metrics["train_loss"] = r.history.back().train_loss;
+  for (const auto& [name, var] : parts.params.items()) r.params.emplace_back(name, var.value());
+  if (const auto* seq = std::get_if<SequenceData>(&parts.data)) {
+    r.src_vocab = seq->src_vocab.tokens();
+    r.tgt_vocab = seq->tgt_vocab.tokens();
+    r.num_steps = seq->num_steps;
+  }
+}
+
+}  // namespace
+
+// make_plugin checks that the plugin read every option it was given (unknown ones are errors).
+std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir) {
+  auto parts = std::make_unique<RunParts>();
+  const PluginChoice dataset{plan.dataset, plan.dataset_options, where_of(plan, "dataset.name")};
+  attributing_errors_to(dataset.where, [&] {
+    parts->source = make_plugin(registries.datasets, dataset, DatasetArgs{dataset.options, spec_dir});
+    Rng data_rng = Rng(plan.seed).derive("data");
+    parts->data = parts->source->load(data_rng);
+  });
+  const PluginChoice model{plan.model, plan.model_options, where_of(plan, "model.name")};
+  attributing_errors_to(model.where, [&] {
+    Rng init_rng = Rng(plan.seed).derive("init");
+    parts->model = make_plugin(registries.models, model,
+                               ModelArgs{registries, ParamScope(parts->params, init_rng), model.options, parts->data});
+  });
+  return parts;
+}
+
+RunRecord planned_record(const RunPlan& plan) {
+  RunRecord r;
+  r.id = plan.id;
+  r.config = plan.config_yaml();
+  r.point = plan.sweep_point;
+  r.seed = plan.seed;
+  r.index = plan.index;
+  return r;
+}
+
+RunRecord execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
+                      const std::function<bool(const EpochRecord&)>& on_epoch, const RunCheckpoint* checkpoint) {
+  RunRecord r = planned_record(plan);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const auto parts = build_run(plan, registries, spec_dir);
+    Trainer trainer(*parts->model, parts->params, registries, plan.training, plan.seed);
+    if (checkpoint) r.resumed_from_epoch = load_checkpoint(trainer, *checkpoint);
+    auto saved_at = std::chrono::steady_clock::now();
+    r.status = trainer.run([&](const EpochRecord& e) {
+      const bool go_on = !on_epoch || on_epoch(e);
+      const bool due = checkpoint && checkpoint->every_seconds > 0 && e.epoch < plan.training.epochs &&
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - saved_at).count() >= checkpoint->every_seconds;
+      if (checkpoint && (!go_on || due)) {
+        save_checkpoint(trainer, *checkpoint);
+        saved_at = std::chrono::steady_clock::now();
+      }
+      return go_on;
+    });
+    r.history = trainer.history();
+    collect_results(plan, *parts, r);
+  } catch (const std::exception& e) {
+    r.status = RunStatus::failed;
+    r.error = e.what();
+  }
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+namespace {
+
+// The early-stopping metric must be one the model reports every evaluated epoch.
+void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<Diagnostic>& out) {
+  if (plan.training.early_stopping.empty()) return;
+  const Metrics m = model.evaluate(false);
+  if (m.count(plan.training.early_stopping)) return;
+  std::vector<std::string> names;
+  for (const auto& kv : m) names.push_back(kv.first);
+  out.push_back({where_of(plan, "training.early_stopping.metric"),
+                 unknown_name_message("metric", plan.training.early_stopping, names) + " (what model '" + plan.model +
+                     "' reports every evaluated epoch)"});
+}
+
+// Sweep points that differ only in the seed build the same plugins: checked once.
+std::string plugin_key(const RunPlan& plan) {
+  std::string key;
+  for (const auto& [k, v] : plan.values)
+    if (k != "seed") key += k + "=" + (v.is_list ? v.where : v.text()) + "\n";
+  return key;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries) {
+  std::vector<Diagnostic> found;
+  std::set<std::string> checked;
+  for (const RunPlan& plan : spec.runs) {
+    if (!checked.insert(plugin_key(plan)).second) continue;
+    try {
+      const auto parts = build_run(plan, registries, spec.directory);
+      make_plugin(registries.optimizers, plan.training.optimizer,
+                  OptimizerArgs{plan.training.optimizer.options, parts->params.items(), plan.training.lr});
+      check_early_stopping_metric(plan, *parts->model, found);
+    } catch (const SpecError& e) {
+      found.push_back({e.where(), e.message()});
+    } catch (const PluginFault&) {
+      // A misbehaving plugin is not a problem of the spec: the runs using it will fail alone.
+    } catch (const std::exception& e) {
+      found.push_back({spec.path, std::string("run '") + plan.id + "': " + e.what()});
+    }
+  }
+  std::vector<Diagnostic> out;  // each problem once
+  std::set<std::string> seen;
+  for (const Diagnostic& d : found)
+    if (seen.insert(d.where + "\n" + d.message).second) out.push_back(d);
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,42 @@
+// One run of an experiment: load the data, build the model, train, evaluate, record attention.
+// Everything random comes from the run's seed, so a run gives bit-identical results on any
+// thread, alone or beside others.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lab/results/checkpoints.hpp"
+#include "lab/results/results_format.hpp"
+#include "lab/spec/spec.hpp"
+#include "attnlab/registries.hpp"
+
+namespace attn {
+
+// Builds what a run needs, for validation: constructs the dataset source, loads the data,
+// constructs the model and the optimizer. Throws SpecError / RegistryError on problems.
+struct RunParts {
+  std::shared_ptr<DatasetSource> source;
+  Data data;
+  ParamStore params;
+  std::shared_ptr<Model> model;
+};
+std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir);
+
+// The record of `plan` before it runs: its id, config, sweep point, seed and index.
+RunRecord planned_record(const RunPlan& plan);
+
+// Runs a whole run into the record the results file keeps. on_epoch is called after every
+// epoch (returning false interrupts); errors are caught and reported in the record (status
+// failed), never thrown. With a checkpoint, the
+// run continues from it (when resuming) and saves it periodically and when interrupted.
+RunRecord execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
+                      const std::function<bool(const EpochRecord&)>& on_epoch,
+                      const RunCheckpoint* checkpoint = nullptr);
+
+// Every problem the plugins find in the runs of a spec (unknown plugin names, bad or unknown
+// options, missing files, metrics early stopping cannot watch), each once, with its location.
+std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries);
+
+}  // namespace attn

@@ -1,0 +1,282 @@
+#include "lab/runner/runner.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <tbb/concurrent_queue.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include "lab/results/checkpoints.hpp"
+#include "lab/runner/progress.hpp"
+#include "lab/results/results_format.hpp"
+#include "lab/runner/run.hpp"
+#include "attnlab/plugin_loader.hpp"
+#include "lab/builtins.hpp"
+
+namespace attn {
+namespace {
+
+std::atomic<bool> interrupted{false};
+void on_sigint(int) { interrupted = true; }
+
+void print(const std::vector<Diagnostic>& diags) {
+  for (const Diagnostic& d : diags) std::fprintf(stderr, "%s\n", d.str().c_str());
+  std::fprintf(stderr, "%zu problem%s found; nothing was run or written.\n", diags.size(), diags.size() == 1 ? "" : "s");
+}
+
+struct Prepared {
+  Spec spec;
+  Registries registries;
+  std::string output;
+};
+
+// Reads and validates everything; returns nothing and fills `diags` when there are problems.
+std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOptions& options, std::vector<Diagnostic>& diags) {
+  SpecResult read = read_spec(spec_path, options.overrides);
+  if (!read.spec) {
+    diags = std::move(read.diagnostics);
+    return nullptr;
+  }
+  auto p = std::make_unique<Prepared>();
+  p->spec = std::move(*read.spec);
+  register_builtins(p->registries);
+  const auto& plugin_where = p->spec.runs[0].values;
+  for (std::size_t i = 0; i < p->spec.plugins.size(); ++i) {
+    try {
+      load_plugin(p->spec.plugins[i], p->registries);
+    } catch (const std::exception& e) {
+      diags.push_back({plugin_where.at("plugins").item_where.at(i), e.what()});
+    }
+  }
+  for (const std::string& path : options.plugins) {
+    try {
+      load_plugin(path, p->registries);
+    } catch (const std::exception& e) {
+      diags.push_back({"--plugin " + path, e.what()});
+    }
+  }
+  if (diags.empty()) diags = validate_runs(p->spec, p->registries);
+  p->output = options.output ? *options.output : p->spec.output;
+  if (!diags.empty()) return nullptr;
+  return p;
+}
+
+std::unique_ptr<Prepared> prepare_or_print(const std::string& spec_path, const RunnerOptions& options) {
+  std::vector<Diagnostic> diags;
+  auto p = prepare(spec_path, options, diags);
+  if (!p) print(diags);
+  return p;
+}
+
+// The output must be creatable (or resumable) before any training starts.
+std::optional<std::string> output_problem(const std::string& path, const RunnerOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (!fs::is_directory(dir, ec)) return "the output directory '" + dir.string() + "' does not exist; create it or choose another output";
+  {  // writable? (access() says yes to root even where writing fails, so try it)
+    const std::string probe = (dir / (".attnlab-write-probe-" + std::to_string(getpid()))).string();
+    std::FILE* f = std::fopen(probe.c_str(), "w");
+    if (!f) return "the output directory '" + dir.string() + "' is not writable";
+    std::fclose(f);
+    std::remove(probe.c_str());
+  }
+  const bool exists = fs::exists(path, ec);
+  if (o.resume && !exists) return "--resume: '" + path + "' does not exist (run without --resume to start)";
+  if (!o.resume && exists && !o.force)
+    return "'" + path + "' already exists; use --force to overwrite it or --resume to complete the sweep it holds";
+  if (exists && access(path.c_str(), W_OK) != 0) return "'" + path + "' is not writable";
+  return std::nullopt;
+}
+
+struct Finished {
+  std::size_t index;
+  RunRecord record;
+};
+
+// With --resume: the runs of the existing file that are done (finished, stopped early or
+// diverged), after checking the file was written by this spec with the same overrides.
+// Returns the exit code 2 with a message when it cannot resume.
+std::optional<int> runs_done_before(const Prepared& p, const std::string& spec_path, std::set<std::string>& done,
+                                    std::size_t& kept_failures) {
+  try {
+    const ResultsReader existing(p.output);
+    if (existing.header().spec != p.spec.text) {
+      std::fprintf(stderr, "attnlab run: --resume: '%s' was written by a different spec than %s; "
+                           "resume with the same spec (or start anew with --force)\n", p.output.c_str(), spec_path.c_str());
+      return 2;
+    }
+    for (const RunInfo& r : existing.runs()) {
+      const auto plan = std::find_if(p.spec.runs.begin(), p.spec.runs.end(), [&](const RunPlan& x) { return x.id == r.id; });
+      if (plan != p.spec.runs.end() && existing.config(r.id) != plan->config_yaml()) {
+        std::fprintf(stderr, "attnlab run: --resume: run '%s' in '%s' was made with another configuration (different --set?); "
+                             "resume with the same spec and overrides (or start anew with --force)\n", r.id.c_str(), p.output.c_str());
+        return 2;
+      }
+      if (succeeded(r.status) || r.status == RunStatus::diverged) done.insert(r.id);
+      if (r.status == RunStatus::diverged) ++kept_failures;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab run: --resume: %s\n", e.what());
+    return 2;
+  }
+  return std::nullopt;
+}
+
+// A new sweep: an empty results file (and no checkpoints of an earlier sweep into it).
+std::optional<int> start_results_file(const Prepared& p) {
+  try {
+    remove_checkpoints(p.output);
+    create_results_file(p.output, ResultsHeader{p.spec.text, p.spec.path, p.spec.name, p.spec.runs.size(), "", "",
+                                                results_format_version});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab run: cannot create the results file: %s\nNothing was run.\n", e.what());
+    return 2;
+  }
+  return std::nullopt;
+}
+
+// The line progress shows for a finished run: its error, or its headline metric.
+std::string finished_note(const RunRecord& r) {
+  std::string note = r.error;
+  if (note.empty())
+    for (const char* m : {"valid_exact_match", "trainset_exact_match", "valid_bleu", "test_mse", "valid_loss", "train_loss"})
+      if (r.metrics.count(m)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%s %.4g", m, r.metrics.at(m));
+        note = buf;
+        break;
+      }
+  if (r.resumed_from_epoch) note += " (continued from its checkpoint after epoch " + std::to_string(r.resumed_from_epoch) + ")";
+  return note;
+}
+
+// Runs `todo` in parallel, one writer thread saving each as it ends. Returns the runs that did
+// not succeed; `write_error` is set when the results file could not be written.
+std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const std::vector<const RunPlan*>& todo,
+                          Progress& progress, int threads, std::string& write_error) {
+  tbb::concurrent_bounded_queue<std::shared_ptr<Finished>> queue;
+  std::size_t failures = 0;
+  std::thread writer([&] {
+    for (std::size_t written = 0; written < todo.size();) {
+      std::shared_ptr<Finished> f;
+      if (!queue.try_pop(f)) {
+        progress.redraw();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      ++written;
+      const RunRecord& r = f->record;
+      if (!succeeded(r.status)) ++failures;
+      try {
+        write_run(p.output, r);
+        if (r.status != RunStatus::interrupted) remove_checkpoint(p.output, r.id);  // --resume continues the others
+      } catch (const std::exception& e) {
+        write_error = e.what();
+      }
+      progress.finished(r.id, to_string(r.status), r.wall_seconds, finished_note(r));
+    }
+  });
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads) + 1);
+  tbb::task_arena arena(threads);
+  tbb::task_group group;
+  arena.execute([&] {
+    for (const RunPlan* plan : todo)
+      group.run([&, plan] {
+        auto f = std::make_shared<Finished>();
+        f->index = plan->index;
+        if (interrupted) {
+          f->record = planned_record(*plan);
+          f->record.status = RunStatus::interrupted;
+        } else {
+          progress.started(plan->id, plan->training.epochs);
+          const RunCheckpoint checkpoint{checkpoint_path(p.output, plan->id), plan->config_yaml(),
+                                         options.checkpoint_seconds, options.resume};
+          f->record = execute_run(*plan, p.registries, p.spec.directory, [&](const EpochRecord& e) {
+            progress.epoch(plan->id, e.epoch, e.train_loss);
+            return !interrupted.load();
+          }, &checkpoint);
+        }
+        queue.push(f);
+      });
+    group.wait();
+  });
+  writer.join();
+  return failures;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> check_spec(const std::string& spec_path, const RunnerOptions& options) {
+  std::vector<Diagnostic> diags;
+  prepare(spec_path, options, diags);
+  return diags;
+}
+
+int validate_experiment(const std::string& spec_path, const RunnerOptions& options) {
+  const auto p = prepare_or_print(spec_path, options);
+  if (!p) return 2;
+  std::printf("%s: valid; %zu run%s:\n", spec_path.c_str(), p->spec.runs.size(), p->spec.runs.size() == 1 ? "" : "s");
+  for (const RunPlan& r : p->spec.runs)
+    std::printf("  %-40s %s on %s, %zu epochs\n", r.id.c_str(), r.model.c_str(), r.dataset.c_str(), r.training.epochs);
+  return 0;
+}
+
+int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
+  const auto p = prepare_or_print(spec_path, options);
+  if (!p) return 2;
+  const Spec& spec = p->spec;
+  if (const auto problem = output_problem(p->output, options)) {
+    std::fprintf(stderr, "attnlab run: %s\nNothing was run or written.\n", problem->c_str());
+    return 2;
+  }
+  std::set<std::string> done;
+  std::size_t kept_failures = 0;  // diverged runs kept from before still count against the exit code
+  if (const auto refused = options.resume ? runs_done_before(*p, spec_path, done, kept_failures) : start_results_file(*p))
+    return *refused;
+
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  set_blas_threads(1);  // parallel runs: one BLAS thread each
+  std::vector<const RunPlan*> todo;
+  for (const RunPlan& r : spec.runs)
+    if (!done.count(r.id)) todo.push_back(&r);
+  std::printf("%s: %zu run%s on %d thread%s -> %s\n", spec.name.c_str(), spec.runs.size(), spec.runs.size() == 1 ? "" : "s",
+              threads, threads == 1 ? "" : "s", p->output.c_str());
+  std::fflush(stdout);
+
+  interrupted = false;
+  const auto previous = std::signal(SIGINT, on_sigint);
+  Progress progress(stdout, isatty(fileno(stdout)) != 0, spec.runs.size(), done.size());
+  std::string write_error;
+  const std::size_t failures = kept_failures + execute_sweep(*p, options, todo, progress, threads, write_error);
+  std::signal(SIGINT, previous);
+  progress.done();
+  if (!write_error.empty()) {
+    std::fprintf(stderr, "attnlab run: could not write results: %s\n", write_error.c_str());
+    return 1;
+  }
+
+  const Summary summary = summarize(ResultsReader(p->output).runs());
+  write_summary(p->output, summary);
+  std::printf("\n%s\nresults: %s  (attnlab compare %s --format markdown)\n", format_summary(summary, TableFormat::text).c_str(),
+              p->output.c_str(), p->output.c_str());
+  if (interrupted) {
+    std::fprintf(stderr, "interrupted: unfinished runs are marked 'interrupted'; complete them with --resume\n");
+    return 130;
+  }
+  if (failures) std::fprintf(stderr, "%zu run%s did not finish (see the table and `attnlab inspect`)\n", failures, failures == 1 ? "" : "s");
+  return failures ? 1 : 0;
+}
+
+}  // namespace attn

@@ -1,0 +1,34 @@
+// `attnlab run` and `attnlab validate`: read and validate a spec (every problem at once,
+// exit code 2, nothing written), then execute its runs in parallel on TBB — each run on one
+// thread, BLAS single-threaded inside it — with one writer thread that saves each finished run
+// to the HDF5 results file and shows progress, and finally the comparison table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/spec/spec.hpp"
+
+namespace attn {
+
+struct RunnerOptions {
+  int threads = 0;                      // 0: all cores
+  bool resume = false;                  // complete an interrupted sweep in the existing file
+  bool force = false;                   // overwrite an existing results file
+  std::vector<std::string> overrides;   // --set key=value
+  std::vector<std::string> plugins;     // --plugin PATH
+  std::optional<std::string> output;    // --output PATH (instead of the spec's)
+  double checkpoint_seconds = 600;      // --checkpoint-every: mid-run checkpoints (checkpoints.hpp); 0: only on Ctrl-C
+};
+
+// Exit codes: 0 every run finished; 1 some run failed, diverged or was interrupted;
+// 2 the spec or the command line is invalid (nothing was run or written); 130 Ctrl-C.
+int run_experiment(const std::string& spec_path, const RunnerOptions& options);
+int validate_experiment(const std::string& spec_path, const RunnerOptions& options);
+
+struct Diagnostic;
+// Every problem `attnlab validate` would report (empty when the spec is valid).
+std::vector<Diagnostic> check_spec(const std::string& spec_path, const RunnerOptions& options);
+
+}  // namespace attn

@@ -1,0 +1,77 @@
+// The layering holds where the build can show it: the core library (libattnlab, the plugin
+// SDK) depends on no HDF5, yaml-cpp or TBB, and no core source or header names them; the
+// installed pkg-config flags name none of them either (.ci/check-plugin-sdk builds a plugin
+// with them); plugins/ includes only the core's plugin header.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "test_support.hpp"
+
+using attn::test::source_root;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string command_output(const std::string& command) {
+  std::string out;
+  if (FILE* p = popen(command.c_str(), "r")) {
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// C++ files under `dir` whose text matches `pattern`.
+std::vector<std::string> files_matching(const fs::path& dir, const std::regex& pattern) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && (e.path().extension() == ".cpp" || e.path().extension() == ".hpp") &&
+        std::regex_search(read_file(e.path()), pattern))
+      found.push_back(e.path().string());
+  return found;
+}
+
+const std::regex lab_libraries(R"(hdf5|H5[A-Z]|yaml-cpp|YAML::|tbb)");
+
+}  // namespace
+
+TEST_CASE("the core links no HDF5, yaml-cpp or TBB", "[architecture]") {
+  const std::string needed = command_output("readelf -d " + std::string(ATTNLAB_BUILD_ROOT) + "/framework/core/libattnlab.so");
+  REQUIRE(needed.find("NEEDED") != std::string::npos);  // readelf ran and read the library
+  CHECK(needed.find("libopenblas") != std::string::npos);
+  CHECK(needed.find("hdf5") == std::string::npos);
+  CHECK(needed.find("yaml") == std::string::npos);
+  CHECK(needed.find("tbb") == std::string::npos);
+  // ... and the lab does link them (the check above can see a library when it is there).
+  const std::string lab = command_output("readelf -d " + std::string(ATTNLAB_BUILD_ROOT) + "/framework/lab/libattnlab-lab.so");
+  CHECK(lab.find("hdf5") != std::string::npos);
+  CHECK(lab.find("tbb") != std::string::npos);
+}
+
+TEST_CASE("no core file names HDF5, yaml-cpp, TBB or a lab header", "[architecture]") {
+  const auto core = files_matching(source_root + "/framework/core", lab_libraries);
+  INFO("first: " << (core.empty() ? "" : core[0]));
+  CHECK(core.empty());
+  CHECK(files_matching(source_root + "/framework/core", std::regex(R"(#include "lab/)")).empty());
+  CHECK(!files_matching(source_root + "/framework/lab", lab_libraries).empty());  // the pattern finds them
+}
+
+TEST_CASE("the built-in plugins include only the plugin header", "[architecture]") {
+  const std::regex other_include(R"(#include [<"](?!attnlab/plugin\.hpp|plugins/builtins\.hpp|cmath))");
+  const auto found = files_matching(source_root + "/plugins", other_include);
+  INFO("first: " << (found.empty() ? "" : found[0]));
+  CHECK(found.empty());
+}
