@@ -320,15 +320,6 @@ Tensor Hdf5File::read(const std::string& path) const {
   return t;
 }
 
-IntTensor Hdf5File::read_ints(const std::string& path) const {
-  const Shape s = shape(path);
-  IntTensor t = IntTensor::from_shape(s);
-  guarded(path_, "cannot read " + path + " as integers", [&] {
-    impl_->file.openDataSet(path).read(t.data(), H5::PredType::NATIVE_INT);
-  });
-  return t;
-}
-
 std::vector<std::string> Hdf5File::read_strings(const std::string& path) const {
   return guarded(path_, "cannot read " + path + " as strings", [&] {
     H5::DataSet ds = impl_->file.openDataSet(path);
@@ -452,10 +443,6 @@ std::vector<std::string> Hdf5File::attr_names(const std::string& object) const {
       return names;
     });
   });
-}
-
-void Hdf5File::flush() {
-  guarded(path_, "cannot flush", [&] { impl_->file.flush(H5F_SCOPE_GLOBAL); });
 }
 
 }  // namespace attn

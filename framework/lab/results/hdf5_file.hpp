@@ -28,7 +28,6 @@ class Hdf5File {
   void write(const std::string& path, const std::vector<std::string>& strings);
   void write(const std::string& path, const std::vector<double>& values);  // float64
   Tensor read(const std::string& path) const;
-  IntTensor read_ints(const std::string& path) const;
   std::vector<std::string> read_strings(const std::string& path) const;
   std::vector<double> read_doubles(const std::string& path) const;
   Shape shape(const std::string& path) const;
@@ -52,7 +51,6 @@ class Hdf5File {
   long attr_long(const std::string& object, const std::string& name) const;
   std::vector<std::string> attr_names(const std::string& object) const;
 
-  void flush();
   const std::string& path() const { return path_; }
 
  private:

@@ -55,6 +55,11 @@ SweepPoint read_point(const std::string& yaml) {
   return point;
 }
 
+// Attributes added over the format's life are absent from older files.
+long long_attr_or(const Hdf5File& f, const std::string& object, const std::string& name, long fallback) {
+  return f.has_attr(object, name) ? f.attr_long(object, name) : fallback;
+}
+
 Tensor positions(const std::vector<float>& v) {
   Tensor t = Tensor::from_shape({v.size()});
   std::copy(v.begin(), v.end(), t.begin());
@@ -259,13 +264,13 @@ RunInfo ResultsReader::run(const std::string& id) const {
   const auto parsed = parse_run_status(status);
   if (!parsed) throw FileError(path() + ": run '" + id + "' has the unknown status '" + status + "'");
   r.status = *parsed;
-  r.error = file_.attr_string(g, "error");
+  r.error = file_.has_attr(g, "error") ? file_.attr_string(g, "error") : "";
   r.wall_seconds = file_.attr_double(g, "wall_seconds");
   r.point = read_point(file_.attr_string(g, "sweep_point"));
   r.seed = static_cast<std::uint64_t>(file_.attr_long(g, "seed"));
-  r.index = static_cast<std::size_t>(file_.attr_long(g, "index"));
-  r.epochs_done = static_cast<std::size_t>(file_.attr_long(g, "epochs_done"));
-  r.resumed_from_epoch = static_cast<std::size_t>(file_.attr_long(g, "resumed_from_epoch"));
+  r.index = static_cast<std::size_t>(long_attr_or(file_, g, "index", 0));
+  r.epochs_done = static_cast<std::size_t>(long_attr_or(file_, g, "epochs_done", 0));
+  r.resumed_from_epoch = static_cast<std::size_t>(long_attr_or(file_, g, "resumed_from_epoch", 0));
   for (const std::string& a : file_.attr_names(g))
     if (a.rfind(metric_prefix, 0) == 0) r.metrics[a.substr(metric_prefix.size())] = file_.attr_double(g, a);
   return r;

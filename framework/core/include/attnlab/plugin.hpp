@@ -1,6 +1,6 @@
-// The one header a plugin includes: the core (tensors, autodiff, layers), the three plugin
-// interfaces with their helper bases (GatedCell, ProjectedMode), options, and the entry-point
-// macro.
+// The one header a plugin includes: the core (tensors, autodiff, layers), the plugin
+// interfaces with their helper bases (GatedCell, ProjectedMode), options, the registries, and
+// the entry-point macro. Nothing of the lab (HDF5, YAML, TBB) is reachable from here.
 //
 //   #include <attnlab/plugin.hpp>
 //   class Cosine final : public attn::ScoringFunction { ... };
@@ -16,7 +16,9 @@
 #include "attnlab/registries.hpp"
 
 // Bump when anything a plugin sees changes incompatibly (interfaces, Registries, tensors).
-#define ATTNLAB_PLUGIN_API_VERSION 1
+// 2: the core/lab split (Registries derives from PluginKinds; QKV is FormedQkv; record() is
+//    graph_node(); errors.hpp; ForwardContext).
+#define ATTNLAB_PLUGIN_API_VERSION 2
 
 namespace attn {
 

@@ -56,22 +56,4 @@ Var masked_cross_entropy(const Var& logits, const IntTensor& labels, const IntTe
   });
 }
 
-// Token-level cross-entropy, composed: every token is a length-1 sequence.
-Var cross_entropy(const Var& logits, const IntTensor& labels) {
-  const Shape label_shape(labels.shape().begin(), labels.shape().end());
-  const std::size_t count = labels.size();
-  if (logits.ndim() != labels.dimension() + 1 ||
-      !std::equal(label_shape.begin(), label_shape.end(), logits.shape().begin()))
-    throw std::invalid_argument("cross_entropy: expected logits [..., V] and labels [...], got " +
-                                shape_str(logits.shape()) + " and " + shape_str(label_shape));
-  IntTensor flat = labels;
-  flat.reshape({count, std::size_t{1}});
-  const Var per_token = masked_cross_entropy(reshape(logits, {count, 1, logits.shape().back()}),
-                                             flat, xt::ones<int>({count}));
-  return reshape(per_token, label_shape);
-}
-
-// mse = mean((p - t)^2)
-Var mse(const Var& prediction, const Var& target) { return mean(square(prediction - target)); }
-
 }  // namespace attn

@@ -37,11 +37,6 @@ Tensor initialised(const Shape& shape, const Init& init, Rng& rng) {
       for (float& v : t) v = rng.uniform(-bound, bound);
       break;
     }
-    case Init::Kind::xavier_normal: {
-      const float s = init.a * std::sqrt(2.0f / (fan_in + fan_out));
-      for (float& v : t) v = rng.normal(0.0f, s);
-      break;
-    }
   }
   return t;
 }

@@ -84,10 +84,6 @@ Var log_softmax(const Var& x);  // over the last axis
 // d2l's MaskedSoftmaxCELoss: logits [B, T, V], labels [B, T], valid_lens [B] ->
 // per-sequence loss [B] = (1/T) sum_{t < valid_lens[b]} -log softmax(logits[b,t])[labels[b,t]].
 Var masked_cross_entropy(const Var& logits, const IntTensor& labels, const IntTensor& valid_lens);
-// Unmasked token-level cross-entropy: logits [..., V], labels [...] -> [...]
-Var cross_entropy(const Var& logits, const IntTensor& labels);
-// Mean squared error over all elements -> scalar (composed: mean(square(p - t))).
-Var mse(const Var& prediction, const Var& target);
 
 // ---- layers' primitives (ops_nn.cpp) ----
 // Embedding lookup: table [V, d], ids [...] -> [..., d]

@@ -1,7 +1,6 @@
 // Parameter initialisers, all drawing from the run's Rng.
 // For a weight of shape [fan_in, fan_out, ...] (attnlab's y = x W layout):
 //   xavier_uniform: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out))
-//   xavier_normal:  N(0, s^2), s = gain * sqrt(2 / (fan_in + fan_out))
 //   normal:         N(0, std^2);  uniform: U(lo, hi);  constant: v;  zeros
 #pragma once
 
@@ -13,7 +12,7 @@
 namespace attn {
 
 struct Init {
-  enum class Kind { zeros, constant, normal, uniform, xavier_uniform, xavier_normal };
+  enum class Kind { zeros, constant, normal, uniform, xavier_uniform };
   Kind kind = Kind::zeros;
   float a = 0.0f;  // std (normal), lower bound (uniform), value (constant), gain (xavier)
   float b = 0.0f;  // upper bound (uniform)
@@ -24,7 +23,6 @@ struct Init {
   static Init uniform(float lo, float hi) { return {Kind::uniform, lo, hi}; }
   static Init uniform(float bound) { return uniform(-bound, bound); }
   static Init xavier_uniform(float gain = 1.0f) { return {Kind::xavier_uniform, gain, 0.0f}; }
-  static Init xavier_normal(float gain = 1.0f) { return {Kind::xavier_normal, gain, 0.0f}; }
 };
 
 // A tensor of `shape` filled by `init`.
