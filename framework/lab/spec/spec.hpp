@@ -2,7 +2,7 @@
 //
 // A spec is read into a flat table of dotted keys ("model.attention.scoring") whose values
 // remember where they were written (file:line:col). The fixed keys (seed, output, training.*,
-// ...) are checked against the schema in spec_schema.cpp; the options of the plugins a spec
+// ...) are checked against the schema in schema.cpp; the options of the plugins a spec
 // names (dataset.*, model.*, training.optimizer_options.*) are checked by constructing those
 // plugins, which read them. A sweep expands the spec into runs; --set overrides keys.
 // Validation collects every problem of the file before any work is done.
