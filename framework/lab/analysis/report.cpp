@@ -53,7 +53,7 @@ namespace {
 void training_curves(const ResultsReader& file, const std::vector<RunInfo>& runs, std::ostringstream& out) {
   std::vector<std::string> trained;
   for (const auto& r : runs)
-    if (!file.history(r.id).empty()) trained.push_back(r.id);
+    if (r.epochs_done > 0) trained.push_back(r.id);
   if (trained.empty()) return;
   out << "<h2>Training curves</h2>\n<div class=\"pictures\">" << curves_picture(file, trained, {"train_loss"});
   for (const auto& [col, values] : file.history(trained[0]))

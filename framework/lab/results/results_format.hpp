@@ -93,7 +93,8 @@ class ResultsReader {
   RunInfo run(const std::string& id) const;
   std::string config(const std::string& id) const;
   Tensor param(const std::string& id, const std::string& dotted_name) const;
-  HistoryColumns history(const std::string& id) const;  // empty when the run trained nothing
+  // Every history column, sorted by name; empty when the run trained nothing.
+  HistoryColumns history(const std::string& id) const;
   std::vector<std::string> examples(const std::string& id) const;  // "example_0", ...
   ExampleAttention example(const std::string& id, const std::string& example) const;
   std::vector<std::string> map_names(const std::string& id, const std::string& example) const;
