@@ -103,8 +103,8 @@ TEST_CASE("recurrent primitives: the fused GRU step and the row selection of pac
   REQUIRE_GRADIENTS([&] { return gru_step(xp, hp, h) * gru_step(hp, xp, h); }, xp, hp, h);
   Var a = leaf(randn({3, 2, 2}, 23)), c = leaf(randn({3, 2, 2}, 24));
   const std::vector<bool> keep = {true, false, true};
-  REQUIRE_GRADIENTS([&] { return select_rows(keep, a, c); }, a, c);
-  REQUIRE_GRADIENTS([&] { return select_rows(keep, a, Var()) * a; }, a);
+  REQUIRE_GRADIENTS([&] { return rows_where(keep, a, c); }, a, c);
+  REQUIRE_GRADIENTS([&] { return rows_where(keep, a, Var()) * a; }, a);
   CHECK_THROWS_WITH(gru_step(xp, hp, a), Catch::StartsWith("gru_step: expected projected input and state [B, 3h]"));
 }
 

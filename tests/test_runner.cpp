@@ -12,7 +12,7 @@
 
 #include "lab/results/results_format.hpp"
 #include "lab/runner/runner.hpp"
-#include "lab/spec/spec.hpp"
+#include "lab/spec/schema.hpp"
 #include "lab/results/hdf5_file.hpp"
 #include "test_support.hpp"
 
@@ -126,15 +126,34 @@ TEST_CASE("--set on a key replaces its whole value, a map of sub-keys included",
   }
 }
 
-TEST_CASE("docs/spec.md documents every key of the spec schema", "[runner][specs][docs]") {
+TEST_CASE("docs/spec.md holds the spec schema's table as `attnlab keys --markdown` prints it", "[runner][specs][docs]") {
   std::ifstream in(source_root + "/docs/spec.md");
   std::stringstream doc;
   doc << in.rdbuf();
   REQUIRE_FALSE(doc.str().empty());
-  for (const SpecKeyDoc& key : spec_schema()) {
-    INFO(key.key);
-    CHECK(doc.str().find("`" + key.key + "`") != std::string::npos);
+  const std::string table = spec_keys_table(true);
+  INFO("paste this table into docs/spec.md:\n" << table);
+  CHECK(doc.str().find(table) != std::string::npos);
+  for (const SpecKey& row : spec_keys()) CHECK_THAT(table, Catch::Contains("| `" + row.key + "` |"));
+}
+
+TEST_CASE("the schema's defaults are the plan's: a spec without optional keys plans the documented defaults", "[runner][specs]") {
+  const SpecResult r = read_spec_text("dataset: {name: regression1d}\nmodel: {name: nadaraya_watson}\n", "minimal.yaml", {});
+  REQUIRE(r.spec);
+  const RunPlan& plan = r.spec->runs.at(0);
+  for (const SpecKey& row : spec_keys()) {
+    if (!row.show) continue;
+    INFO(row.key);
+    if (row.default_doc.empty()) CHECK(row.default_text() == "`" + row.show(plan) + "`");
   }
+  CHECK(find_spec_key("training.lr")->show(plan) == "0.001");  // the shortest text, not 0.00100000005
+  // A written value reaches the plan through the same binding.
+  const SpecResult set = read_spec_text("dataset: {name: regression1d}\nmodel: {name: nadaraya_watson}\n", "minimal.yaml",
+                                        {"training.lr=0.25", "evaluation.max_len=7", "record.attention=[4]"});
+  REQUIRE(set.spec);
+  CHECK(set.spec->runs[0].training.lr == 0.25f);
+  CHECK(set.spec->runs[0].max_len == std::optional<std::size_t>(7));
+  CHECK(set.spec->runs[0].record_attention == std::vector<std::size_t>{4});
 }
 
 TEST_CASE("the shipped experiments are valid", "[runner][specs]") {

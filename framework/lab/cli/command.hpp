@@ -20,6 +20,7 @@ struct Command {
 };
 
 Command plugins_command();
+Command keys_command();
 Command run_command();
 Command validate_command();
 Command compare_command();

@@ -4,75 +4,104 @@
 #include "arguments.hpp"
 #include "attnlab/data/text.hpp"
 #include "lab/results/results_format.hpp"
-#include "lab/spec/spec.hpp"
+#include "lab/spec/schema.hpp"
 #include "attnlab/plugin_loader.hpp"
 #include "lab/builtins.hpp"
 
 namespace attn::cli {
 namespace {
 
-int translate(const std::vector<std::string>& args) {
-  const Arguments a(args, {"--attention"}, {"--run", "--beam", "--alpha", "--max-len", "--plugin"});
-  if (a.positional().size() < 2) throw UsageError("expected a results file and at least one sentence");
-  const std::string path = a.positional()[0];
-  const ResultsReader file(path);
-  const std::vector<std::string> ids = file.run_ids();
-  std::string id = a.value("--run", ids.size() == 1 ? ids[0] : "");
-  if (id.empty()) throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab compare lists them)");
+// A trained run of a results file, rebuilt for decoding: the model from the run's stored config,
+// its weights and its vocabularies. The model refers to `data`, so the parts live together.
+struct TrainedRun {
+  RunPlan plan;
+  Registries registries;
+  SequenceData vocabularies;
+  Data data;
+  ParamStore store;
+  std::shared_ptr<Model> model;
+  SequenceModel* decoder = nullptr;
+};
+
+// The decoding flags are the evaluation.* keys they override, checked by the same schema rows.
+std::vector<std::string> decoding_overrides(const Arguments& a) {
+  const std::pair<const char*, const char*> flags[] = {
+      {"--beam", "evaluation.beam"}, {"--alpha", "evaluation.alpha"}, {"--max-len", "evaluation.max_len"}};
+  std::vector<std::string> overrides;
+  for (const auto& [flag, key] : flags) {
+    if (!a.has(flag)) continue;
+    const std::string problem = check_value(*find_spec_key(key), a.value(flag, ""));
+    if (!problem.empty()) throw UsageError(std::string(flag) + ": " + problem);
+    overrides.push_back(std::string(key) + "=" + a.value(flag, ""));
+  }
+  return overrides;
+}
+
+void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, const Arguments& a) {
   const std::optional<Vocabularies> vocab = file.vocabularies(id);
   if (!vocab) throw UsageError("run '" + id + "' is not a sequence model (no vocabulary to translate with)");
-
-  // Rebuild the model from the run's resolved config, with the saved vocabularies.
-  const SpecResult spec = read_spec_text(file.config(id), path + ":/runs/" + id, {});
+  const SpecResult spec = read_spec_text(file.config(id), file.path() + ":/runs/" + id, decoding_overrides(a));
   if (!spec.spec) throw FileError("the run's stored config does not read back: " + spec.diagnostics[0].str());
-  const RunPlan& plan = spec.spec->runs.at(0);
-  Registries registries;
-  register_builtins(registries);
-  for (const std::string& p : spec.spec->plugins) load_plugin(p, registries);
-  for (const std::string& p : a.all("--plugin")) load_plugin(p, registries);
-  SequenceData data;
+  run.plan = spec.spec->runs.at(0);
+  register_builtins(run.registries);
+  for (const std::string& p : spec.spec->plugins) load_plugin(p, run.registries);
+  for (const std::string& p : a.all("--plugin")) load_plugin(p, run.registries);
+  SequenceData& data = run.vocabularies;
   data.src_vocab = Vocab(vocab->source);
   data.tgt_vocab = Vocab(vocab->target);
   data.num_steps = vocab->num_steps;
   data.train = data.valid = make_split({}, {}, data.num_steps);
-  const Data d = data;
-  ParamStore store;
+  run.data = data;
   Rng rng(0);
-  auto model = registries.models.create(plan.model, ModelArgs{registries, ParamScope(store, rng), plan.model_options, d});
-  for (const auto& [name, var] : store.items()) var.mutable_value() = file.param(id, name);
-  auto* seq = dynamic_cast<SequenceModel*>(model.get());
-  if (!seq) throw UsageError("model '" + plan.model + "' does not translate");
-  DecodeOptions decode = plan.evaluation;
-  if (!plan.evaluation_max_len_given) decode.max_len = data.num_steps;
-  decode.beam = static_cast<std::size_t>(a.integer("--beam", static_cast<int>(decode.beam), 1, 1000));
-  decode.alpha = a.number("--alpha", decode.alpha);
-  decode.max_len = static_cast<std::size_t>(a.integer("--max-len", static_cast<int>(decode.max_len), 1, 100000));
+  run.model = run.registries.models.create(run.plan.model, ModelArgs{run.registries, ParamScope(run.store, rng),
+                                                                     run.plan.model_options, run.data});
+  for (const auto& [name, var] : run.store.items()) var.mutable_value() = file.param(id, name);
+  run.decoder = dynamic_cast<SequenceModel*>(run.model.get());
+  if (!run.decoder) throw UsageError("model '" + run.plan.model + "' does not translate");
+}
+
+// The cross-attention of one translation: one row per output token, one column per source token.
+void print_attention(const Translation& t, const std::vector<std::string>& rows, const std::vector<std::string>& columns) {
+  if (t.attention.empty()) std::printf("  (this model has no attention to show)\n");
+  for (const auto& [name, w] : t.attention) {
+    if (name == "decoder_self" || name == "encoder_self") continue;  // shown by `attnlab plot` (token x token)
+    std::printf("\n  %s attention, layer 0, head 0 of %zu (rows: output tokens, columns: source tokens)\n", name.c_str(), w.shape()[1]);
+    std::printf("  %8s", "");
+    for (const auto& c : columns) std::printf(" %6.6s", c.c_str());
+    std::printf("\n");
+    for (std::size_t q = 0; q < w.shape()[2] && q < rows.size(); ++q) {
+      std::printf("  %8.8s", rows[q].c_str());
+      for (std::size_t k = 0; k < columns.size() && k < w.shape()[3]; ++k) std::printf(" %6.2f", w(0, 0, q, k));
+      std::printf("\n");
+    }
+  }
+}
+
+int translate(const std::vector<std::string>& args) {
+  const Arguments a(args, {"--attention"}, {"--run", "--beam", "--alpha", "--max-len", "--plugin"});
+  if (a.positional().size() < 2) throw UsageError("expected a results file and at least one sentence");
+  const ResultsReader file(a.positional()[0]);
+  const std::vector<std::string> ids = file.run_ids();
+  const std::string id = a.value("--run", ids.size() == 1 ? ids[0] : "");
+  if (id.empty()) throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab compare lists them)");
+  TrainedRun run;
+  rebuild(run, file, id, a);
+  DecodeOptions decode = run.plan.evaluation;
+  decode.max_len = run.plan.max_len.value_or(run.vocabularies.num_steps);
+  const SequenceData& data = run.vocabularies;
   for (std::size_t i = 1; i < a.positional().size(); ++i) {
     const std::string& sentence = a.positional()[i];
     if (invalid_utf8_at(sentence)) throw UsageError("the sentence is not valid UTF-8");
-    std::vector<int> src_ids = data.src_vocab.encode(split_tokens(preprocess_nmt(sentence)));
-    const Translation t = seq->translate(src_ids, decode);
+    const std::vector<int> src_ids = data.src_vocab.encode(split_tokens(preprocess_nmt(sentence)));
+    const Translation t = run.decoder->translate(src_ids, decode);
     std::printf("%s => %s\n", sentence.c_str(), join_tokens(data.tgt_vocab.decode(t.tokens)).c_str());
     if (!a.flag("--attention")) continue;
-    // Rows: the decoder's outputs (then <eos>); columns: the source tokens (then <eos>).
-    std::vector<std::string> rows, columns;
-    for (int id : t.tokens) rows.push_back(data.tgt_vocab.token(id));
+    std::vector<std::string> rows, columns;  // output tokens then <eos>; source tokens then <eos>
+    for (int token : t.tokens) rows.push_back(data.tgt_vocab.token(token));
+    for (int token : src_ids) columns.push_back(data.src_vocab.token(token));
     rows.push_back("<eos>");
-    for (int id : src_ids) columns.push_back(data.src_vocab.token(id));
     columns.push_back("<eos>");
-    if (t.attention.empty()) std::printf("  (this model has no attention to show)\n");
-    for (const auto& [name, w] : t.attention) {
-      if (name == "decoder_self" || name == "encoder_self") continue;  // shown by `attnlab plot` (token x token)
-      std::printf("\n  %s attention, layer 0, head 0 of %zu (rows: output tokens, columns: source tokens)\n", name.c_str(), w.shape()[1]);
-      std::printf("  %8s", "");
-      for (const auto& c : columns) std::printf(" %6.6s", c.c_str());
-      std::printf("\n");
-      for (std::size_t q = 0; q < w.shape()[2] && q < rows.size(); ++q) {
-        std::printf("  %8.8s", rows[q].c_str());
-        for (std::size_t k = 0; k < columns.size() && k < w.shape()[3]; ++k) std::printf(" %6.2f", w(0, 0, q, k));
-        std::printf("\n");
-      }
-    }
+    print_attention(t, rows, columns);
   }
   return 0;
 }

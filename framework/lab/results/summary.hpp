@@ -8,11 +8,9 @@
 #include <vector>
 
 #include "attnlab/training/trainer.hpp"
+#include "lab/spec/spec.hpp"
 
 namespace attn {
-
-// The swept keys of a run and their values, in the order the sweep lists them.
-using SweepPoint = std::vector<std::pair<std::string, std::string>>;
 
 // What a results file says of one run (everything but its arrays).
 struct RunInfo {

@@ -1,37 +1,267 @@
-// The fixed keys of an experiment spec: type, default, range, meaning. This table drives
-// validation (spec.cpp) and is what docs/spec.md documents (a test checks they agree).
-#include "lab/spec/spec.hpp"
+// The fixed keys of an experiment spec (see schema.hpp). Each key that reaches a run is bound to
+// its field of the RunPlan by Field<member path>: the same binding sets the field from the spec
+// and shows the default that the field's initialiser gives.
+#include "lab/spec/schema.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <sstream>
 
 namespace attn {
+namespace {
 
-const std::vector<SpecKeyDoc>& spec_schema() {
-  static const std::vector<SpecKeyDoc> schema = {
-      {"name", "string", "the spec file's name", "", "a title for the experiment"},
-      {"description", "string", "\"\"", "", "free text, kept in the results file"},
-      {"seed", "int", "0", ">= 0", "seeds data, initialisation, shuffling and dropout of every run (sweepable)"},
-      {"output", "string", "<spec name>.h5", "a path in an existing, writable directory", "the HDF5 results file"},
-      {"plugins", "list of strings", "[]", "paths of plugin libraries", "outside plugins to load before anything else"},
-      {"dataset.name", "string", "(required)", "a registered dataset", "regression1d, sequence_task, parallel_corpus, ..."},
-      {"dataset.<option>", "per dataset", "per dataset", "", "the dataset's options (docs/datasets-and-models.md)"},
-      {"model.name", "string", "(required)", "a registered model", "nadaraya_watson, seq2seq, transformer, ..."},
-      {"model.<option>", "per model", "per model", "", "the model's options, nested maps allowed (docs/datasets-and-models.md)"},
-      {"training.optimizer", "string", "adam", "a registered optimizer", "sgd or adam"},
-      {"training.optimizer_options.<option>", "per optimizer", "", "", "sgd: momentum, weight_decay; adam: beta1, beta2, eps, weight_decay"},
-      {"training.lr", "float", "0.001", "> 0", "learning rate"},
-      {"training.epochs", "int", "10", ">= 0", "passes over the training data"},
-      {"training.batch_size", "int", "64", ">= 1", "examples per step (the last batch may be smaller)"},
-      {"training.clip", "float", "0", ">= 0", "global gradient-norm limit; 0 turns clipping off"},
-      {"training.shuffle", "bool", "true", "", "reshuffle the training examples every epoch"},
-      {"training.eval_every", "int", "1", ">= 1", "epochs between evaluations (the last epoch is always evaluated)"},
-      {"training.early_stopping.metric", "string", "(off)", "a metric the model reports", "stop when it stops improving (valid_loss, valid_token_acc, ...)"},
-      {"training.early_stopping.patience", "int", "5", ">= 1", "evaluations without improvement before stopping"},
-      {"evaluation.beam", "int", "1", ">= 1", "beam size for `attnlab translate` (1 = greedy)"},
-      {"evaluation.alpha", "float", "0.75", ">= 0", "beam search length penalty: score = log P / L^alpha"},
-      {"evaluation.max_len", "int", "num_steps", ">= 1", "decoding steps at most"},
-      {"record.attention", "list of ints", "[0, 1, 2]", ">= 0", "evaluation examples whose attention maps are saved"},
-      {"sweep.<key>", "list", "", "values of <key>", "one run per combination of the swept keys (e.g. sweep.seed: [1, 2, 3])"},
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+// Reading a validated value into a plan field.
+void parse_into(std::string& out, const SpecValue& v) { out = v.text(); }
+void parse_into(bool& out, const SpecValue& v) { out = *parse_option<bool>(v.text()); }
+void parse_into(float& out, const SpecValue& v) { out = static_cast<float>(*parse_option<double>(v.text())); }
+void parse_into(double& out, const SpecValue& v) { out = *parse_option<double>(v.text()); }
+void parse_into(std::size_t& out, const SpecValue& v) { out = static_cast<std::size_t>(*parse_option<long>(v.text())); }
+void parse_into(PluginChoice& out, const SpecValue& v) {  // its options come from an open section
+  out.name = v.text();
+  out.where = v.where;
+}
+void parse_into(std::optional<std::size_t>& out, const SpecValue& v) { parse_into(out.emplace(), v); }
+void parse_into(std::vector<std::size_t>& out, const SpecValue& v) {
+  out.clear();
+  for (const std::string& item : v.items) out.push_back(static_cast<std::size_t>(*parse_option<long>(item)));
+}
+
+// A plan field as spec text ("" for an unset optional or an empty string).
+std::string text_of(const std::string& s) { return s; }
+std::string text_of(const PluginChoice& c) { return c.name; }
+std::string text_of(bool b) { return b ? "true" : "false"; }
+std::string text_of(std::size_t n) { return std::to_string(n); }
+template <class Real, class = std::enable_if_t<std::is_floating_point_v<Real>>>
+std::string text_of(Real x) {  // the shortest text that reads back as x (0.001, not 0.00100000005)
+  char buf[64];
+  const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
+  return std::string(buf, end);
+}
+std::string text_of(const std::optional<std::size_t>& n) { return n ? text_of(*n) : ""; }
+std::string text_of(const std::vector<std::size_t>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + text_of(items[i]);
+  return out + "]";
+}
+
+// The plan field reached through the member pointers Path (e.g. &RunPlan::training, &TrainConfig::lr).
+template <auto... Path>
+struct Field {
+  static void set(RunPlan& p, const SpecValue& v) { parse_into((p .* ... .* Path), v); }
+  static std::string show(const RunPlan& p) { return text_of((p .* ... .* Path)); }
+};
+
+template <auto... Path>
+SpecKey bound(std::string key, ValueType type, Bounds bounds, std::string doc, std::string default_doc = "") {
+  SpecKey row{std::move(key), type, bounds, "", std::move(doc), std::move(default_doc)};
+  row.set = &Field<Path...>::set;
+  row.show = &Field<Path...>::show;
+  return row;
+}
+
+template <auto... Path>
+SpecKey bound_text(std::string key, std::string range, std::string doc, std::string default_doc = "") {
+  SpecKey row = bound<Path...>(std::move(key), ValueType::string, {}, std::move(doc), std::move(default_doc));
+  row.range_doc = std::move(range);
+  return row;
+}
+
+SpecKey spec_level(std::string key, ValueType type, std::string range, std::string doc, std::string default_doc) {
+  return SpecKey{std::move(key), type, {}, std::move(range), std::move(doc), std::move(default_doc)};
+}
+
+SpecKey plugin_name(std::string key, void (*set)(RunPlan&, const SpecValue&), std::string range, std::string doc) {
+  SpecKey row{std::move(key), ValueType::string, {}, std::move(range), std::move(doc), "(required)", set};
+  row.required = true;
+  return row;
+}
+
+SpecKey open_section(std::string key, Options& (*options)(RunPlan&), std::string doc, std::string owner) {
+  SpecKey row{std::move(key), ValueType::plugin_options, {}, "per " + owner, std::move(doc), "per " + owner};
+  row.options = options;
+  return row;
+}
+
+Bounds at_least(double min) { return {min, inf, false}; }
+Bounds above(double min) { return {min, inf, true}; }
+Bounds between(double min, double max) { return {min, max, false}; }
+
+std::vector<SpecKey> make_spec_keys() {
+  using P = RunPlan;
+  using T = TrainConfig;
+  using D = DecodeOptions;
+  using V = ValueType;
+  return {
+      spec_level("name", V::string, "not empty", "a title for the experiment, stored as the root attribute `name`",
+                 "the spec file's name without its extension"),
+      spec_level("description", V::string, "not empty when given", "free text, kept in the results file (with the spec text)", "`\"\"`"),
+      bound<&P::seed>("seed", V::integer, between(0, 1e18), "seeds data, initialisation, shuffling and dropout of every run (sweepable)"),
+      spec_level("output", V::string, "a path in an existing, writable directory", "the HDF5 results file; `--output` replaces it",
+                 "`<spec file name>.h5`"),
+      spec_level("plugins", V::string_list, "paths of plugin libraries",
+                 "outside plugins to load before anything else (relative paths: from the current directory)", "`[]`"),
+      plugin_name("dataset.name", [](P& p, const SpecValue& v) { p.dataset = v.text(); }, "a registered dataset",
+                  "`regression1d`, `sequence_task`, `parallel_corpus`, or a loaded one"),
+      open_section("dataset.<option>", [](P& p) -> Options& { return p.dataset_options; },
+                   "the dataset's options ([datasets-and-models.md](datasets-and-models.md))", "dataset"),
+      plugin_name("model.name", [](P& p, const SpecValue& v) { p.model = v.text(); }, "a registered model",
+                  "`nadaraya_watson`, `seq2seq`, `transformer`, or a loaded one"),
+      open_section("model.<option>", [](P& p) -> Options& { return p.model_options; },
+                   "the model's options, nested maps allowed ([datasets-and-models.md](datasets-and-models.md))", "model"),
+      bound_text<&P::training, &T::optimizer>("training.optimizer", "a registered optimizer", "`sgd` or `adam`"),
+      open_section("training.optimizer_options.<option>", [](P& p) -> Options& { return p.training.optimizer.options; },
+                   "sgd: `momentum`, `weight_decay`; adam: `beta1`, `beta2`, `eps`, `weight_decay`", "optimizer"),
+      bound<&P::training, &T::lr>("training.lr", V::real, above(0), "learning rate"),
+      bound<&P::training, &T::epochs>("training.epochs", V::integer, between(0, 1e9),
+                                      "passes over the training data (0: evaluate the untrained model)"),
+      bound<&P::training, &T::batch_size>("training.batch_size", V::integer, between(1, 1e9),
+                                          "examples per step; the last batch may be smaller"),
+      bound<&P::training, &T::clip>("training.clip", V::real, at_least(0), "global gradient-norm limit; 0 turns clipping off"),
+      bound<&P::training, &T::shuffle>("training.shuffle", V::boolean, {}, "reshuffle the training examples every epoch"),
+      bound<&P::training, &T::eval_every>("training.eval_every", V::integer, between(1, 1e9),
+                                          "epochs between evaluations; the last epoch is always evaluated"),
+      bound_text<&P::training, &T::early_stopping>("training.early_stopping.metric",
+                                                   "a metric the model reports at every evaluated epoch",
+                                                   "stop when this metric stops improving, e.g. `valid_loss`, `valid_token_acc` (see below)",
+                                              "(off)"),
+      bound<&P::training, &T::patience>("training.early_stopping.patience", V::integer, between(1, 1e9),
+                                        "evaluations without improvement before stopping"),
+      bound<&P::evaluation, &D::beam>("evaluation.beam", V::integer, between(1, 1e4), "beam size for `attnlab translate` (1 = greedy)"),
+      bound<&P::evaluation, &D::alpha>("evaluation.alpha", V::real, between(0, 100),
+                                       "beam-search length penalty for `attnlab translate`: score = log P / L^alpha"),
+      bound<&P::max_len>("evaluation.max_len", V::integer, between(1, 1e6), "most decoding steps for `attnlab translate`",
+                         "the dataset's `num_steps`"),
+      bound<&P::record_attention>("record.attention", V::int_list, between(0, 1e9),
+                                  "evaluation examples whose attention maps are saved"),
+      spec_level("sweep.<key>", V::sweep, "values valid for `<key>`",
+                 "one run per combination of the swept keys, e.g. `sweep.seed: [1, 2, 3]`", ""),
   };
-  return schema;
+}
+
+bool is_numeric(ValueType t) { return t == ValueType::integer || t == ValueType::real || t == ValueType::int_list; }
+
+}  // namespace
+
+std::string SpecKey::prefix() const { return key.substr(0, key.find('<')); }
+
+std::string SpecKey::type_doc() const {
+  switch (type) {
+    case ValueType::string: return "string";
+    case ValueType::integer: return "int";
+    case ValueType::real: return "float";
+    case ValueType::boolean: return "bool";
+    case ValueType::string_list: return "list of strings";
+    case ValueType::int_list: return "list of ints";
+    case ValueType::plugin_options: return range_doc;
+    case ValueType::sweep: return "list";
+  }
+  return "?";
+}
+
+std::string SpecKey::type_phrase() const {
+  switch (type) {
+    case ValueType::string: return "a string";
+    case ValueType::integer: return "an integer";
+    case ValueType::real: return "a number";
+    case ValueType::boolean: return "true or false";
+    case ValueType::string_list: return "a list of strings";
+    case ValueType::int_list: return "a list of integers";
+    default: return type_doc();
+  }
+}
+
+std::string SpecKey::default_text() const {
+  if (!default_doc.empty() || !show) return default_doc;
+  return "`" + show(RunPlan{}) + "`";
+}
+
+namespace {
+
+// A bound as written in messages: integers in full (1000000, not 1e+06).
+std::string bound_text(double x) {
+  return std::floor(x) == x && std::fabs(x) < 1e15 ? std::to_string(static_cast<long long>(x)) : text_of(x);
+}
+
+// A maximum this large is a sanity cap (no spec means it), named only when a value exceeds it.
+bool is_cap(double max) { return max >= 1e8; }
+
+}  // namespace
+
+std::string SpecKey::range_text() const {
+  if (!is_numeric(type)) return range_doc;
+  const std::string low = (bounds.min_exclusive ? "> " : ">= ") + bound_text(bounds.min);
+  return is_cap(bounds.max) ? low : low + " and <= " + bound_text(bounds.max);
+}
+
+const std::vector<SpecKey>& spec_keys() {
+  static const std::vector<SpecKey> keys = make_spec_keys();
+  return keys;
+}
+
+const SpecKey* find_spec_key(const std::string& key) {
+  for (const SpecKey& row : spec_keys())
+    if (row.key == key && row.type != ValueType::plugin_options && row.type != ValueType::sweep) return &row;
+  return nullptr;
+}
+
+const SpecKey* plugin_section_of(const std::string& key) {
+  if (find_spec_key(key)) return nullptr;
+  for (const SpecKey& row : spec_keys())
+    if (row.type == ValueType::plugin_options && key.compare(0, row.prefix().size(), row.prefix()) == 0) return &row;
+  return nullptr;
+}
+
+std::string check_value(const SpecKey& row, const std::string& text) {
+  const std::string key = "'" + row.key + "'";
+  switch (row.type) {
+    case ValueType::string:
+    case ValueType::string_list:
+      return text.empty() ? key + " must not be empty" : "";
+    case ValueType::boolean:
+      return parse_option<bool>(text) ? "" : key + " must be " + row.type_phrase() + ", got '" + text + "'";
+    default:
+      break;
+  }
+  double value = 0;
+  if (row.type == ValueType::real) {
+    const auto v = parse_option<double>(text);
+    if (!v) return key + " must be " + row.type_phrase() + ", got '" + text + "'";
+    value = *v;
+  } else {
+    const auto v = parse_option<long>(text);
+    if (!v) return key + " must be " + row.type_phrase() + ", got '" + text + "'";
+    value = static_cast<double>(*v);
+  }
+  const Bounds& b = row.bounds;
+  if (b.min_exclusive ? value <= b.min : value < b.min) return key + " must be " + row.range_text() + ", got " + text;
+  if (value > b.max) return key + " must be <= " + bound_text(b.max) + ", got " + text;
+  return "";
+}
+
+std::string spec_keys_table(bool markdown) {
+  std::ostringstream out;
+  if (markdown) {
+    out << "| key | type | default | range | meaning |\n| --- | --- | --- | --- | --- |\n";
+    for (const SpecKey& r : spec_keys())
+      out << "| `" << r.key << "` | " << r.type_doc() << " | " << r.default_text() << " | " << r.range_text() << " | "
+          << r.doc << " |\n";
+    return out.str();
+  }
+  const auto plain = [](std::string text) {  // markdown's backticks dropped
+    text.erase(std::remove(text.begin(), text.end(), '`'), text.end());
+    return text;
+  };
+  for (const SpecKey& r : spec_keys()) {
+    const std::string def = plain(r.default_text());
+    out << r.key << "  (" << r.type_doc();
+    if (!def.empty()) out << (def[0] == '(' ? ", " + def.substr(1, def.size() - 2) : ", default " + def);
+    if (!r.range_text().empty()) out << "; " << plain(r.range_text());
+    out << ")\n    " << plain(r.doc) << "\n";
+  }
+  return out.str();
 }
 
 }  // namespace attn

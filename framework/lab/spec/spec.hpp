@@ -2,10 +2,14 @@
 //
 // A spec is read into a flat table of dotted keys ("model.attention.scoring") whose values
 // remember where they were written (file:line:col). The fixed keys (seed, output, training.*,
-// ...) are checked against the schema in schema.cpp; the options of the plugins a spec
-// names (dataset.*, model.*, training.optimizer_options.*) are checked by constructing those
-// plugins, which read them. A sweep expands the spec into runs; --set overrides keys.
-// Validation collects every problem of the file before any work is done.
+// ...) are checked against the schema (schema.hpp); the options of the plugins a spec names
+// (dataset.*, model.*, training.optimizer_options.*) are checked by constructing those plugins,
+// which read them. A sweep expands the spec into runs; --set overrides keys. Validation collects
+// every problem of the file before any work is done.
+//
+// The stages, one file each: reading.cpp (YAML and --set into a flat table), validation.cpp
+// (the table against the schema), sweep.cpp (one table per sweep point), planning.cpp (a table
+// into a RunPlan); spec.cpp runs them in order.
 #pragma once
 
 #include <map>
@@ -35,21 +39,27 @@ struct SpecValue {
   std::string text() const { return items.empty() ? std::string() : items[0]; }
 };
 
+// A spec as a flat table: dotted key -> value.
+using SpecTable = std::map<std::string, SpecValue>;
+
+// The swept keys of a run and their values, in the order the sweep lists them.
+using SweepPoint = std::vector<std::pair<std::string, std::string>>;
+
 // Everything one run needs, resolved from the spec and its sweep point.
 struct RunPlan {
   std::string id;                                      // stable, readable: "scoring-dot_seed-2"
   std::size_t index = 0;                               // position in the sweep
-  std::vector<std::pair<std::string, std::string>> sweep_point;  // swept key -> value
-  std::map<std::string, SpecValue> values;             // the resolved flat table
+  SweepPoint sweep_point;                              // swept key -> value
+  SpecTable values;                                    // the resolved flat table
   std::uint64_t seed = 0;
   std::string dataset;
   Options dataset_options;
   std::string model;
   Options model_options;
   TrainConfig training;
-  DecodeOptions evaluation;
-  bool evaluation_max_len_given = false;
-  std::vector<std::size_t> record_attention;
+  DecodeOptions evaluation;                            // beam and alpha (max_len: below)
+  std::optional<std::size_t> max_len;                 // decoding steps; unset: the dataset's num_steps
+  std::vector<std::size_t> record_attention{0, 1, 2};  // evaluation examples whose maps are kept
   std::string config_yaml() const;  // the resolved config, as YAML
 };
 
@@ -73,11 +83,5 @@ struct SpecResult {
 SpecResult read_spec(const std::string& path, const std::vector<std::string>& overrides);
 // The same for YAML text; `path` names it in messages and anchors relative paths.
 SpecResult read_spec_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides);
-
-// The documentation of every fixed key: {key, type, default, range/choices, meaning}.
-struct SpecKeyDoc {
-  std::string key, type, default_value, range, meaning;
-};
-const std::vector<SpecKeyDoc>& spec_schema();
 
 }  // namespace attn

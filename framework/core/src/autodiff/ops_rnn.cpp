@@ -95,9 +95,9 @@ Var gru_step(const Var& xp, const Var& hp, const Var& h) {
 }
 
 // y[b] = keep[b] ? a[b] : c[b] (c undefined: zeros);  da[b] += dy[b] where kept, dc[b] += dy[b] elsewhere
-Var select_rows(const std::vector<bool>& keep, const Var& a, const Var& c) {
+Var rows_where(const std::vector<bool>& keep, const Var& a, const Var& c) {
   if (a.ndim() == 0 || keep.size() != a.dim(0) || (c.defined() && c.shape() != a.shape()))
-    throw std::invalid_argument("select_rows: " + std::to_string(keep.size()) + " flags for rows of " +
+    throw std::invalid_argument("rows_where: " + std::to_string(keep.size()) + " flags for rows of " +
                                 shape_str(a.shape()) + (c.defined() ? " and " + shape_str(c.shape()) : std::string()));
   const std::size_t rows = keep.size(), per = a.value().size() / std::max<std::size_t>(rows, 1);
   Tensor y = Tensor::from_shape(a.shape());

@@ -32,15 +32,14 @@ struct Seq2SeqState final : DecoderState {
 
   std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
     auto s = std::make_unique<Seq2SeqState>();
-    const IntTensor idx = row_index(rows);
-    s->enc_outputs = index_select(enc_outputs, 0, idx);
+    s->enc_outputs = take_rows(enc_outputs, rows);
     s->src_lens = take_rows(src_lens, rows);
     for (const CellState& st : states) {
       CellState picked;
-      for (const Var& part : st) picked.push_back(index_select(part, 0, idx));
+      for (const Var& part : st) picked.push_back(take_rows(part, rows));
       s->states.push_back(std::move(picked));
     }
-    if (context.defined()) s->context = index_select(context, 0, idx);
+    if (context.defined()) s->context = take_rows(context, rows);
     return s;
   }
 };

@@ -63,10 +63,10 @@ IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows) {
   return out;
 }
 
-IntTensor row_index(const std::vector<std::size_t>& rows) {
+Var take_rows(const Var& x, const std::vector<std::size_t>& rows) {
   IntTensor idx = IntTensor::from_shape({rows.size()});
   for (std::size_t i = 0; i < rows.size(); ++i) idx(i) = static_cast<int>(rows[i]);
-  return idx;
+  return index_select(x, 0, idx);
 }
 
 IntTensor decoder_inputs(const IntTensor& tgt) {

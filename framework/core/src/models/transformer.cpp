@@ -32,11 +32,10 @@ struct TransformerState final : DecoderState {
 
   std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
     auto s = std::make_unique<TransformerState>();
-    const IntTensor idx = row_index(rows);
-    s->memory = index_select(memory, 0, idx);
+    s->memory = take_rows(memory, rows);
     s->src_lens = take_rows(src_lens, rows);
     for (std::size_t r : rows) s->prefix.push_back(prefix[r]);
-    s->encoder_weights = index_select(constant(encoder_weights), 0, idx).value();
+    s->encoder_weights = take_rows(constant(encoder_weights), rows).value();
     return s;
   }
 

@@ -23,8 +23,8 @@ std::pair<Var, CellState> run_direction(RnnCell& cell, const Var& x, const Valid
     if (lens)
       for (std::size_t b = 0; b < batch; ++b) keep[b] = static_cast<int>(t) < (*lens)(b);
     if (std::find(keep.begin(), keep.end(), false) != keep.end()) {
-      for (std::size_t p = 0; p < next.size(); ++p) next[p] = select_rows(keep, next[p], state[p]);
-      outputs[t] = select_rows(keep, cell.output(next), Var());
+      for (std::size_t p = 0; p < next.size(); ++p) next[p] = rows_where(keep, next[p], state[p]);
+      outputs[t] = rows_where(keep, cell.output(next), Var());
     } else {
       outputs[t] = cell.output(next);
     }

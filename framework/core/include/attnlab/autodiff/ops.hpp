@@ -101,7 +101,7 @@ Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps = 1e-5
 Var gru_step(const Var& xp, const Var& hp, const Var& h);
 // Rows of [B, ...]: y[b] = keep[b] ? a[b] : c[b], zeros where c is undefined (ended sequences
 // keep their state and output zeros).
-Var select_rows(const std::vector<bool>& keep, const Var& a, const Var& c);
+Var rows_where(const std::vector<bool>& keep, const Var& a, const Var& c);
 
 // ---- attention (ops_attention.cpp) ----
 // Additive (Bahdanau) scores after projection, fused: q [B, n_q, h], k [B, n_k, h], w [h] ->

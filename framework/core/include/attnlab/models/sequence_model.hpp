@@ -74,10 +74,10 @@ class SequenceModel : public Model {
   bool d2l_loss_;  // option loss: d2l (sum over the batch of per-sequence means) or token_mean
 };
 
-// Rows `rows` of a split's tensors (a batch).
+// Rows `rows` (along axis 0) of a split's tensors (a batch), or of a decoder state's tensors
+// (reordered by beam search); the Var version is index_select, so gradients flow.
 IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows);
-// The same rows as an index for index_select (reordering decoder states in beam search).
-IntTensor row_index(const std::vector<std::size_t>& rows);
+Var take_rows(const Var& x, const std::vector<std::size_t>& rows);
 // <bos> followed by target[:, :-1] (teacher forcing).
 IntTensor decoder_inputs(const IntTensor& tgt);
 

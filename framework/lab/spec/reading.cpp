@@ -1,0 +1,158 @@
+// Reading a spec: the YAML mapping flattened into dotted keys that remember where they were
+// written, the sweep section into axes, then the --set overrides applied on top.
+#include <algorithm>
+
+#include "lab/spec/stages.hpp"
+
+namespace attn {
+namespace {
+
+class Reader {
+ public:
+  Reader(std::string file, std::vector<Diagnostic>& diags) : file_(std::move(file)), diags_(diags) {}
+
+  // Flattens mapping `node` under `prefix` into spec.table (the sweep section into spec.sweep).
+  void flatten(const YAML::Node& node, const std::string& prefix, WrittenSpec& spec) {
+    std::map<std::string, int> seen;  // key -> line
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const YAML::Node k = it->first;  // copies of the handles: it-> yields a temporary
+      const YAML::Node v = it->second;
+      if (!k.IsScalar()) {
+        error(k, "keys must be plain names");
+        continue;
+      }
+      const std::string full = prefix.empty() ? k.Scalar() : prefix + "." + k.Scalar();
+      if (!first_time(k, full, seen)) continue;
+      if (full == "sweep") {
+        read_sweep(v, spec.sweep);
+      } else if (v.IsMap()) {
+        flatten(v, full, spec);
+      } else if (spec.table.count(full)) {  // also written as a nested key elsewhere
+        error(k, "duplicate key '" + full + "' (also written on line " +
+                     std::to_string(line_column(spec.table[full].where).first) + "); a key may appear once");
+      } else if (v.IsNull()) {
+        error(k, "key '" + full + "' has no value");
+      } else {
+        spec.table[full] = v.IsSequence() ? list_value(v, at(k)) : SpecValue{{v.Scalar()}, {at(v)}, false, at(k)};
+      }
+    }
+  }
+
+ private:
+  std::string at(const YAML::Node& n) const {
+    return file_ + ":" + std::to_string(n.Mark().line + 1) + ":" + std::to_string(n.Mark().column + 1);
+  }
+  void error(const YAML::Node& n, const std::string& msg) { diags_.push_back({at(n), msg}); }
+
+  bool first_time(const YAML::Node& k, const std::string& full, std::map<std::string, int>& seen) {
+    const auto [prev, inserted] = seen.emplace(k.Scalar(), k.Mark().line + 1);
+    if (!inserted)
+      error(k, "duplicate key '" + full + "' (first written on line " + std::to_string(prev->second) + "); a key may appear once");
+    return inserted;
+  }
+
+  SpecValue list_value(const YAML::Node& v, const std::string& where) {
+    SpecValue sv;
+    sv.is_list = true;
+    sv.where = where;
+    for (const auto& item : v) {
+      if (!item.IsScalar()) {
+        error(item, "list items must be plain values");
+        continue;
+      }
+      sv.items.push_back(item.Scalar());
+      sv.item_where.push_back(at(item));
+    }
+    return sv;
+  }
+
+  void read_sweep(const YAML::Node& node, std::vector<SweepAxis>& sweep) {
+    if (!node.IsMap()) {
+      error(node, "'sweep' must map keys to lists of values, e.g. sweep: {seed: [1, 2, 3]}");
+      return;
+    }
+    std::map<std::string, int> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const YAML::Node k = it->first;
+      const YAML::Node v = it->second;
+      if (!k.IsScalar()) {
+        error(k, "keys must be plain names");
+        continue;
+      }
+      if (!first_time(k, "sweep." + k.Scalar(), seen)) continue;
+      if (!v.IsSequence() || v.size() == 0) {
+        error(v, "sweep values of '" + k.Scalar() + "' must be a non-empty list, e.g. [dot, additive]");
+        continue;
+      }
+      sweep.push_back({k.Scalar(), list_value(v, at(k))});
+    }
+  }
+
+  std::string file_;
+  std::vector<Diagnostic>& diags_;
+};
+
+// The value of a --set: YAML flow text, a list when it reads as one.
+SpecValue override_value(const std::string& raw, const std::string& where) {
+  SpecValue v;
+  v.where = where;
+  try {
+    const YAML::Node n = YAML::Load(raw);
+    if (n.IsSequence()) {
+      v.is_list = true;
+      for (const auto& item : n) v.items.push_back(item.as<std::string>()), v.item_where.push_back(where);
+      return v;
+    }
+  } catch (const YAML::Exception&) {  // not YAML: the text as written
+  }
+  v.items = {raw};
+  v.item_where = {where};
+  return v;
+}
+
+// --set KEY=value replaces the key's whole value: a map of sub-keys under it goes (--set
+// model.attention=none on a spec that has model.attention.mode). --set sweep.KEY=[...] sets a
+// sweep axis; --set KEY=value on a swept key fixes it (that axis goes).
+void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diagnostic>& diags) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    diags.push_back({"--set " + text, "expected key=value, e.g. --set training.epochs=5"});
+    return;
+  }
+  const std::string key = text.substr(0, eq);
+  const SpecValue value = override_value(text.substr(eq + 1), "--set " + text);
+  auto axis = std::find_if(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return "sweep." + a.key == key; });
+  if (key.rfind("sweep.", 0) == 0) {
+    if (!value.is_list) diags.push_back({value.where, "sweep values of '" + key.substr(6) + "' must be a non-empty list, e.g. [dot, additive]"});
+    else if (axis != spec.sweep.end()) axis->values = value;
+    else spec.sweep.push_back({key.substr(6), value});
+    return;
+  }
+  spec.sweep.erase(std::remove_if(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return a.key == key; }),
+                   spec.sweep.end());
+  const std::string below = key + ".";
+  for (auto it = spec.table.lower_bound(below); it != spec.table.end() && it->first.compare(0, below.size(), below) == 0;)
+    it = spec.table.erase(it);
+  spec.table[key] = value;
+}
+
+}  // namespace
+
+std::pair<long, long> line_column(const std::string& where) {
+  const auto last = where.rfind(':');
+  const auto mid = last == std::string::npos || last == 0 ? std::string::npos : where.rfind(':', last - 1);
+  if (mid == std::string::npos) return {0, 0};
+  const auto line = parse_option<long>(where.substr(mid + 1, last - mid - 1));
+  const auto column = parse_option<long>(where.substr(last + 1));
+  return line && column ? std::pair<long, long>{*line, *column} : std::pair<long, long>{0, 0};
+}
+
+WrittenSpec read_written_spec(const YAML::Node& root, const std::string& path, const std::vector<std::string>& overrides,
+                              std::vector<Diagnostic>& diags) {
+  WrittenSpec spec;
+  Reader(path, diags).flatten(root, "", spec);
+  for (const std::string& o : overrides) apply_override(o, spec, diags);
+  return spec;
+}
+
+}  // namespace attn
