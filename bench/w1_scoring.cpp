@@ -36,7 +36,7 @@ double time_one(const Registries& registries, const std::string& scoring_name, c
   return median_us([&] {
     q.zero_grad(), k.zero_grad(), v.zero_grad();
     store.zero_grad();
-    sum(attention_pooling(scoring->score(q, k), v, lens).output).backward();
+    sum(attention_pooling(masked_softmax(scoring->score(q, k), lens), v).output).backward();
   }, 10, large ? 50 : 200);
 }
 

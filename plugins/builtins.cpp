@@ -12,6 +12,10 @@ void register_cell_lstm(attn::Registries&);
 void register_mode_qkv(attn::Registries&);
 void register_mode_qvv(attn::Registries&);
 void register_mode_vvv(attn::Registries&);
+void register_normalizer_softmax(attn::Registries&);
+void register_normalizer_sigmoid(attn::Registries&);
+void register_normalizer_sparsemax(attn::Registries&);
+void register_normalizer_kernel(attn::Registries&);
 
 namespace attn {
 
@@ -28,6 +32,10 @@ void register_builtin_plugins(Registries& r) {
   register_mode_qkv(r);
   register_mode_qvv(r);
   register_mode_vvv(r);
+  register_normalizer_softmax(r);
+  register_normalizer_sigmoid(r);
+  register_normalizer_sparsemax(r);
+  register_normalizer_kernel(r);
 }
 
 }  // namespace attn

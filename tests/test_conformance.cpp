@@ -1,7 +1,9 @@
-// The conformance suite: every registered scoring function, RNN cell and attention mode —
+// The conformance suite: every registered scoring function, RNN cell, attention mode and
+// normalizer —
 // built-ins, the example plugin, and every library given with --plugin — is checked for
 // output shapes, masking (exact zeros, valid length 0 without NaN, rows summing to 1), batch
-// independence, and finite-difference gradients of every input and parameter.
+// independence, and finite-difference gradients of every input and parameter. A normalizer is
+// held to the promises its traits() make (rows summing to 1, non-negative scores only).
 // A new plugin is covered without writing a test.
 #include <catch2/catch.hpp>
 
@@ -25,18 +27,20 @@ std::vector<Var> params_of(const ParamStore& store) {
   return out;
 }
 
-void require_gradients(const std::function<Var()>& f, std::vector<Var> leaves) {
+void require_gradients(const std::function<Var()>& f, std::vector<Var> leaves, float eps = GradCheckOptions{}.eps) {
   Rng rng(11);
   GradCheckOptions options;
   options.max_entries_per_leaf = 24;
+  options.eps = eps;
   const GradCheckResult result = gradcheck(f, leaves, rng, options);
   INFO(result.report);
   CHECK(result.checked > 0);
   CHECK(result.ok);
 }
 
-// Masked weights are exactly 0, rows with a valid key sum to 1, rows without are all 0.
-void require_masked_weights(const Tensor& weights, const IntTensor& lens) {
+// Masked weights are exactly 0, rows with a valid key sum to 1 (when `sum_to_one`), rows
+// without are all 0; every weight is finite and non-negative.
+void require_masked_weights(const Tensor& weights, const IntTensor& lens, bool sum_to_one = true) {
   const std::size_t batch = weights.shape()[0], nq = weights.shape()[1], nk = weights.shape()[2];
   for (std::size_t b = 0; b < batch; ++b)
     for (std::size_t i = 0; i < nq; ++i) {
@@ -45,10 +49,11 @@ void require_masked_weights(const Tensor& weights, const IntTensor& lens) {
       for (std::size_t j = 0; j < nk; ++j) {
         const float w = weights(b, i, j);
         REQUIRE(std::isfinite(w));
+        CHECK(w >= 0.0f);
         if (static_cast<int>(j) >= len) CHECK(w == 0.0f);
         total += w;
       }
-      CHECK(total == Approx(std::min<int>(len, 1)).margin(1e-5));
+      if (sum_to_one || len == 0) CHECK(total == Approx(std::min<int>(len, 1)).margin(1e-5));
     }
 }
 
@@ -70,7 +75,7 @@ TEST_CASE("conformance: every scoring function", "[conformance][scoring]") {
       const IntTensor lens1 = {6, 2, 0};
       const IntTensor lens2 = {{1, 2, 3, 4}, {6, 0, 5, 1}, {0, 0, 2, 6}};
       for (const IntTensor& lens : {lens1, lens2}) {
-        const AttentionResult pooled = attention_pooling(scores, v, lens);
+        const AttentionResult pooled = attention_pooling(masked_softmax(scores, lens), v);
         CHECK(pooled.output.shape() == Shape{3, 4, 2});
         require_masked_weights(pooled.weights.value(), lens);
         for (float x : pooled.output.value()) REQUIRE(std::isfinite(x));
@@ -85,7 +90,7 @@ TEST_CASE("conformance: every scoring function", "[conformance][scoring]") {
 
       std::vector<Var> leaves = params_of(store);
       leaves.insert(leaves.end(), {q, k, v});
-      require_gradients([&] { return attention_pooling(scoring->score(q, k), v, IntTensor{6, 3, 1}).output; },
+      require_gradients([&] { return attention_pooling(masked_softmax(scoring->score(q, k), IntTensor{6, 3, 1}), v).output; },
                         leaves);
 
       // Queries and keys of different sizes: either supported, or refused at construction.
@@ -103,6 +108,41 @@ TEST_CASE("conformance: every scoring function", "[conformance][scoring]") {
         mixed_leaves.insert(mixed_leaves.end(), {q3, k});
         require_gradients([&] { return mixed->score(q3, k); }, mixed_leaves);
       }
+    }
+  }
+}
+
+TEST_CASE("conformance: every normalizer, held to its declared traits", "[conformance][normalizers]") {
+  const Registries& registries = test::all_plugins();
+  REQUIRE(registries.normalizers.names().size() >= 4);
+  for (const std::string& name : registries.normalizers.names()) {
+    DYNAMIC_SECTION("normalizer '" << name << "'") {
+      Rng rng(5);
+      ParamStore store;
+      const Options defaults;
+      auto normalizer = registries.normalizers.create(name, NormalizerArgs{ParamScope(store, rng, "n"), defaults});
+      const NormalizerTraits traits = normalizer->traits();
+      Tensor raw = randn({3, 4, 6}, rng);
+      if (traits.non_negative_scores_only) raw = xt::abs(raw) + 0.1f;
+      Var scores = leaf(raw);
+      for (const IntTensor& lens : {IntTensor{6, 2, 0}, IntTensor{{1, 2, 3, 4}, {6, 0, 5, 1}, {0, 0, 2, 6}}}) {
+        const Var weights = normalizer->normalize(scores, lens);
+        REQUIRE(weights.shape() == scores.shape());
+        require_masked_weights(weights.value(), lens, traits.rows_sum_to_one);
+      }
+      // Batch independence: item b alone gets the same weights.
+      const Var together = normalizer->normalize(scores, IntTensor{6, 3, 1});
+      for (std::size_t b = 0; b < 3; ++b) {
+        const int len[] = {6, 3, 1};
+        const Tensor alone = normalizer->normalize(slice(scores, 0, b, b + 1), IntTensor{len[b]}).value();
+        CHECK(xt::allclose(alone, slice(together, 0, b, b + 1).value(), 1e-6, 1e-6));
+      }
+      if (traits.non_negative_scores_only)
+        CHECK_THROWS_WITH(normalizer->normalize(leaf(-raw), IntTensor{6, 3, 1}), Catch::Contains("negative"));
+      // Piecewise-linear normalizers (sparsemax) have kinks: a small step stays on one piece.
+      std::vector<Var> leaves = params_of(store);
+      leaves.push_back(scores);
+      require_gradients([&] { return normalizer->normalize(scores, IntTensor{6, 3, 1}); }, leaves, 1e-3f);
     }
   }
 }

@@ -1,5 +1,5 @@
-// Cross-check against PyTorch (tests/golden/make_golden.py): every scoring function through
-// attention pooling, every cell against torch.nn.RNNCell/GRUCell/LSTMCell with the same
+// Cross-check against PyTorch (tests/golden/make_golden.py): every normalizer (sparsemax against
+// the reference written in the script), every scoring function through attention pooling, every cell against torch.nn.RNNCell/GRUCell/LSTMCell with the same
 // weights, multi-head attention and the sinusoidal positional encoding agree to 1e-5.
 #include <catch2/catch.hpp>
 
@@ -29,6 +29,23 @@ void load_params(const ParamStore& store, const std::string& prefix, const Golde
 
 }  // namespace
 
+TEST_CASE("every built-in normalizer matches PyTorch: weights and gradients, masked rows included", "[golden][normalizers]") {
+  for (const std::string name : {"softmax", "sigmoid", "sparsemax", "kernel"}) {
+    DYNAMIC_SECTION("normalizer '" << name << "'") {
+      const Golden g("normalizer_" + name + ".txt");
+      Var scores = leaf(g["S"]);
+      ParamStore store;
+      Rng rng(0);
+      const Options defaults;
+      auto normalizer = builtins().normalizers.create(name, NormalizerArgs{ParamScope(store, rng, "n"), defaults});
+      const Var weights = normalizer->normalize(scores, g.ints("lens"));
+      weights.backward(g["seed"]);
+      CHECK(max_scaled_error(weights.value(), g["W"]) < 1e-5);
+      CHECK(max_scaled_error(scores.grad(), g["dS"]) < 1e-5);
+    }
+  }
+}
+
 TEST_CASE("every scoring function matches PyTorch through attention pooling", "[golden][scoring]") {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"dot", {}}, {"scaled_dot", {}}, {"general", {"W"}}, {"additive", {"W_q", "W_k", "w_v"}},
@@ -43,7 +60,7 @@ TEST_CASE("every scoring function matches PyTorch through attention pooling", "[
       if (name == "additive") opt.set("hidden", "6");
       auto scoring = builtins().scoring.create(name, ScoringArgs{ParamScope(store, rng, "s"), opt, q.dim(2), k.dim(2)});
       load_params(store, "s.", g, params);
-      const AttentionResult r = attention_pooling(scoring->score(q, k), v, g.ints("lens"));
+      const AttentionResult r = attention_pooling(masked_softmax(scoring->score(q, k), g.ints("lens")), v);
       r.output.backward(g["seed"]);
       CHECK(max_scaled_error(r.weights.value(), g["weights"]) < 1e-5);
       CHECK(max_scaled_error(r.output.value(), g["out"]) < 1e-5);

@@ -148,6 +148,56 @@ def scoring_goldens():
         write(f"scoring_{name}.txt", tensors, f"scoring function {name} -> masked softmax -> bmm")
 
 
+def key_mask(scores, valid_lens):
+    """True where key j is valid for its row (j < its valid length)."""
+    lens = valid_lens
+    while lens.dim() < scores.dim() - 1:
+        lens = lens.unsqueeze(-1)
+    return (torch.arange(scores.shape[-1]) < lens.unsqueeze(-1)).expand_as(scores)
+
+
+def sparsemax(scores, valid_lens):
+    """Martins & Astudillo 2016, written here from the paper (PyTorch has none): per row, sort the
+    valid scores decreasingly, k = max{j : 1 + j z_j > sum_{i<=j} z_i}, tau = (sum_{i<=k} z_i - 1)/k,
+    w = max(0, s - tau); masked keys 0. Autograd differentiates it (tau's support is fixed locally)."""
+    mask = key_mask(scores, valid_lens)
+    z = scores.masked_fill(~mask, -1e9)
+    zs, _ = torch.sort(z, dim=-1, descending=True)
+    j = torch.arange(1, scores.shape[-1] + 1, dtype=scores.dtype)
+    cumulative = zs.cumsum(-1)
+    support = ((1 + j * zs > cumulative) & (zs > -1e8)).to(scores.dtype)
+    k = support.sum(-1, keepdim=True).clamp(min=1)
+    tau = ((zs * support).sum(-1, keepdim=True) - 1) / k
+    return torch.clamp(z - tau, min=0) * mask
+
+
+def normalizer_goldens():
+    """Every built-in normalizer on masked scores [2, 3, 5] with per-query lengths (one row of
+    length 0): the weights and the gradient of <seed, weights> with respect to the scores."""
+    g = torch.Generator().manual_seed(41)
+    lens = torch.tensor([[5, 2, 0], [3, 1, 4]])
+    for name in ["softmax", "sigmoid", "sparsemax", "kernel"]:
+        S = torch.randn(2, 3, 5, generator=g)
+        if name == "kernel":
+            S = S.abs() + 0.1
+        S.requires_grad_()
+        mask = key_mask(S, lens)
+        if name == "softmax":
+            W = masked_softmax(S, lens)
+        elif name == "sigmoid":
+            W = torch.sigmoid(S - torch.log(torch.tensor(5.0))) * mask
+        elif name == "sparsemax":
+            W = sparsemax(S, lens)
+        else:
+            masked = S * mask
+            total = masked.sum(-1, keepdim=True)
+            W = masked / (total + (total == 0).to(S.dtype))
+        seed = torch.randn(W.shape, generator=g)
+        W.backward(seed)
+        write(f"normalizer_{name}.txt", {"S": S, "lens": lens, "seed": seed, "W": W, "dS": S.grad},
+              f"normalizer {name}: weights and dS of <seed, W>")
+
+
 def cell_goldens():
     """torch.nn.RNNCell / GRUCell / LSTMCell run over a sequence; attnlab's W_ih = weight_ih^T."""
     for name, cls in [("rnn", torch.nn.RNNCell), ("gru", torch.nn.GRUCell), ("lstm", torch.nn.LSTMCell)]:
@@ -284,6 +334,7 @@ if __name__ == "__main__":
     attention_composite()
     layers_composite()
     scoring_goldens()
+    normalizer_goldens()
     cell_goldens()
     multi_head_golden()
     positional_golden()

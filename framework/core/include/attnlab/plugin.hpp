@@ -18,7 +18,9 @@
 // Bump when anything a plugin sees changes incompatibly (interfaces, Registries, tensors).
 // 2: the core/lab split (Registries derives from PluginKinds; QKV is FormedQkv; record() is
 //    graph_node(); errors.hpp; ForwardContext).
-#define ATTNLAB_PLUGIN_API_VERSION 2
+// 3: a fourth plugin kind, normalizers (PluginKinds and Registries gained a registry);
+//    attention_pooling takes the weights.
+#define ATTNLAB_PLUGIN_API_VERSION 3
 
 namespace attn {
 

@@ -4,13 +4,10 @@
 
 namespace attn {
 
-AttentionResult attention_pooling(const Var& scores, const Var& values, const ValidLens& lens, float dropout,
-                                  const ForwardContext& context) {
-  if (scores.ndim() != 3 || values.ndim() != 3 || scores.dim(0) != values.dim(0) ||
-      scores.dim(2) != values.dim(1))
-    throw std::invalid_argument("attention pooling: scores [B, n_q, n_k] and values [B, n_k, d_v] expected, got " +
-                                shape_str(scores.shape()) + " and " + shape_str(values.shape()));
-  const Var weights = masked_softmax(scores, lens);                  // [B, n_q, n_k]
+AttentionResult attention_pooling(const Var& weights, const Var& values, float dropout, const ForwardContext& context) {
+  if (weights.ndim() != 3 || values.ndim() != 3 || weights.dim(0) != values.dim(0) || weights.dim(2) != values.dim(1))
+    throw std::invalid_argument("attention pooling: weights [B, n_q, n_k] and values [B, n_k, d_v] expected, got " +
+                                shape_str(weights.shape()) + " and " + shape_str(values.shape()));
   return {bmm(context.dropout(weights, dropout), values), weights};  // [B, n_q, d_v]
 }
 

@@ -1,4 +1,5 @@
-// Softmax over the last axis, optionally masked by valid lengths, and log-softmax.
+// Softmax over the last axis, optionally masked by valid lengths, log-softmax, sparsemax and
+// the key mask: the normalizers' primitives (plugins/softmax.cpp, sparsemax.cpp, ...).
 // Rows are processed with raw loops: these sit on the hot path of every attention layer.
 #include <algorithm>
 #include <cmath>
@@ -53,13 +54,13 @@ float exp_row(const float* x, float* y, std::size_t n, float shift) {
 }
 
 // Number of valid entries of every row of x [..., n] under `lens` (see ops.hpp); all n without.
-std::vector<std::size_t> row_lengths(const Shape& x, const IntTensor* mask) {
+std::vector<std::size_t> row_lengths(const Shape& x, const IntTensor* mask, const char* op = "masked_softmax") {
   const std::size_t n = x.back(), rows = num_elements(x) / std::max<std::size_t>(n, 1);
   if (!mask) return std::vector<std::size_t>(rows, n);
   const IntTensor& lens = *mask;
   const Shape ls(lens.shape().begin(), lens.shape().end());
   if (ls.empty() || ls.size() >= x.size() || !std::equal(ls.begin(), ls.end(), x.begin()))
-    throw std::invalid_argument("masked_softmax: valid lengths of shape " + shape_str(ls) +
+    throw std::invalid_argument(std::string(op) + ": valid lengths of shape " + shape_str(ls) +
                                 " do not match scores " + shape_str(x) +
                                 " (expected [B] or [B, n_q] leading the scores' shape)");
   const std::size_t per = rows / lens.size();  // rows sharing one valid length
@@ -97,9 +98,61 @@ Var softmax_rows(const Var& x, const IntTensor* lens) {
   });
 }
 
+// tau of one row of sparsemax: with z sorted decreasingly, k = max{j : 1 + j z_j > sum_{i<=j} z_i}
+// (1-based) and tau = (sum_{i<=k} z_i - 1) / k.
+float sparsemax_threshold(const float* x, std::size_t len, std::vector<float>& sorted) {
+  sorted.assign(x, x + len);
+  std::sort(sorted.begin(), sorted.end(), std::greater<float>());
+  double cumulative = 0.0, tau = 0.0;
+  for (std::size_t j = 0; j < len; ++j) {
+    cumulative += sorted[j];
+    if (1.0 + static_cast<double>(j + 1) * sorted[j] > cumulative) tau = (cumulative - 1.0) / static_cast<double>(j + 1);
+  }
+  return static_cast<float>(tau);
+}
+
+const IntTensor* lens_of(const ValidLens& lens) { return lens ? &*lens : nullptr; }
+
 }  // namespace
 
 Var softmax(const Var& x) { return softmax_rows(x, nullptr); }
+
+Var sparsemax(const Var& x, const ValidLens& lens) {
+  if (x.ndim() < 1) throw std::invalid_argument("sparsemax: needs at least one axis");
+  const std::size_t n = x.shape().back();
+  const auto valid = row_lengths(x.shape(), lens_of(lens), "sparsemax");
+  Tensor y = xt::zeros<float>(x.shape());
+  std::vector<float> sorted;
+  for (std::size_t r = 0; r < valid.size(); ++r) {
+    const float* xr = x.value().data() + r * n;
+    const float tau = sparsemax_threshold(xr, valid[r], sorted);
+    for (std::size_t j = 0; j < valid[r]; ++j) y.data()[r * n + j] = std::max(0.0f, xr[j] - tau);
+  }
+  return graph_node(std::move(y), {x}, [n](Node& nd) {
+    float* dx = nd.parents[0]->grad_buffer().data();
+    const float* y = nd.value.data();
+    const float* dy = nd.grad.data();
+    for (std::size_t r = 0; r < nd.value.size() / std::max<std::size_t>(n, 1); ++r) {
+      double total = 0.0;
+      std::size_t support = 0;
+      for (std::size_t j = r * n; j < (r + 1) * n; ++j)
+        if (y[j] > 0.0f) total += dy[j], ++support;
+      const float mean = support ? static_cast<float>(total / static_cast<double>(support)) : 0.0f;
+      for (std::size_t j = r * n; j < (r + 1) * n; ++j)
+        if (y[j] > 0.0f) dx[j] += dy[j] - mean;
+    }
+  });
+}
+
+Var mask_keys(const Var& x, const ValidLens& lens) {
+  if (!lens) return x;
+  if (x.ndim() < 1) throw std::invalid_argument("mask_keys: needs at least one axis");
+  const std::size_t n = x.shape().back();
+  const auto valid = row_lengths(x.shape(), &*lens, "mask_keys");
+  Tensor keep = xt::zeros<float>(x.shape());
+  for (std::size_t r = 0; r < valid.size(); ++r) std::fill_n(keep.data() + r * n, valid[r], 1.0f);
+  return x * constant(std::move(keep));
+}
 
 Var masked_softmax(const Var& x, const IntTensor& lens) { return softmax_rows(x, &lens); }
 

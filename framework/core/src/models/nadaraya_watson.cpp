@@ -1,7 +1,8 @@
 // Model `nadaraya_watson` (d2l 11.2): attention pooling in mode qkv over 1-D data,
-//   f(x) = sum_i softmax_i(a(x, x_i)) y_i        queries x, keys x_i (training inputs), values y_i
+//   f(x) = sum_i normalize_i(a(x, x_i)) y_i      queries x, keys x_i (training inputs), values y_i
 // with any scoring function a (option `scoring`, default gaussian_learned; `gaussian` is the
-// non-parametric kernel and has nothing to learn). Training, as d2l: every training point
+// non-parametric kernel and has nothing to learn) and any normalizer (option `normalizer`,
+// default softmax; d2l 1.0's kernels K(x - x_i) / sum K use a kernel scoring with `kernel`). Training, as d2l: every training point
 // queries the OTHER training points (leave-one-out keys and values), loss = sum of squared
 // errors. Metrics: test_mse (prediction on the test grid against the noise-free f) and
 // train_mse (leave-one-out).
@@ -83,6 +84,7 @@ class NadarayaWatson final : public Model {
     AttentionConfig c;
     c.mode = plugin_choice(o, "mode", "qkv");
     c.scoring = plugin_choice(o, "scoring", "gaussian_learned");
+    c.normalizer = plugin_choice(o, "normalizer", c.normalizer.name);
     return c;
   }
 

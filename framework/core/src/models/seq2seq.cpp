@@ -10,6 +10,7 @@
 // Options: embed, hidden, layers, dropout, cell, cell_options.*, bidirectional, packed,
 // init (xavier: every weight matrix but the embeddings Xavier-uniform, as d2l's init_seq2seq;
 // pytorch: PyTorch's defaults), attention (none) or attention.mode / .scoring / .scoring_options.* /
+// .normalizer / .normalizer_options.* (default softmax) /
 // .mode_options.* / .heads, loss.
 #include <cmath>
 
@@ -94,6 +95,7 @@ class Seq2Seq final : public SequenceModel {
       AttentionConfig c;
       c.mode = plugin_choice(att, "mode", "qvv");
       c.scoring = plugin_choice(att, "scoring", "additive");
+      c.normalizer = plugin_choice(att, "normalizer", c.normalizer.name);
       c.dropout = dropout_;
       if (heads_ > 1) c.multi_head = MultiHead{heads_, dec_hidden, false};
       attention_layer_.emplace(a.registries, a.params.child("decoder").child("attention"), c, dec_hidden, dec_hidden, dec_hidden);

@@ -3,7 +3,8 @@
 //   encoder: `layers` TransformerEncoderBlocks; decoder: `layers` TransformerDecoderBlocks
 //   (their math: attnlab/models/transformer_blocks.hpp);  p(y_t) = softmax(out_t W_out + b)
 // Options: d_model, ffn_hidden, heads, layers, dropout, scoring (any registered scoring
-// function, default scaled_dot), scoring_options.*, positional (sinusoidal | learned), max_len, loss.
+// function, default scaled_dot), scoring_options.*, normalizer (default softmax),
+// normalizer_options.*, positional (sinusoidal | learned), max_len, loss.
 // Decoding re-runs the decoder over the prefix at each step (the causal mask makes that equal
 // to caching the keys and values).
 #include <cmath>
@@ -57,6 +58,7 @@ Hyper read_hyper(const Options& o) {
   h.max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
   h.block.dropout = o.get<float>("dropout", 0.1f, 0.0f, 0.99f);
   h.block.scoring = plugin_choice(o, "scoring", "scaled_dot");
+  h.block.normalizer = plugin_choice(o, "normalizer", h.block.normalizer.name);
   return h;
 }
 

@@ -11,6 +11,7 @@ AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bo
   m.mode = {mode, {}, ""};
   if (causal) m.mode.options.set("causal", "true");
   m.scoring = c.scoring;
+  m.normalizer = c.normalizer;
   m.dropout = c.dropout;
   m.multi_head = MultiHead{c.heads, c.d_model, false};
   return m;

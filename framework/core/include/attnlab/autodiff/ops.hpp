@@ -79,6 +79,13 @@ Var softmax(const Var& x);  // over the last axis
 Var masked_softmax(const Var& x, const IntTensor& lens);
 Var masked_softmax(const Var& x, const ValidLens& lens);  // softmax when lens is empty
 Var log_softmax(const Var& x);  // over the last axis
+// Sparsemax (Martins & Astudillo 2016) over the last axis under the same lengths: the
+// Euclidean projection of the valid entries onto the simplex, y = max(0, x - tau), tau such
+// that the row sums to 1; entries can be exactly 0. dx = dy - mean_{y>0}(dy) on the support,
+// 0 off it. Masked entries and rows of length 0 give 0.
+Var sparsemax(const Var& x, const ValidLens& lens);
+// x with the entries at or past each row's valid length set to exactly 0 (dx: dy there too).
+Var mask_keys(const Var& x, const ValidLens& lens);
 
 // ---- losses (ops_loss.cpp) ----
 // d2l's MaskedSoftmaxCELoss: logits [B, T, V], labels [B, T], valid_lens [B] ->

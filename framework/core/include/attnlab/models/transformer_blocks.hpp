@@ -21,6 +21,7 @@ struct TransformerBlockConfig {
   std::size_t heads = 8;  // d_model must be a multiple of heads
   float dropout = 0.0f;   // on the attention weights and before each residual sum
   PluginChoice scoring{"scaled_dot", {}, ""};
+  PluginChoice normalizer = AttentionConfig{}.normalizer;  // of every attention block
 };
 
 // LN(x + dropout(y))
