@@ -77,3 +77,21 @@ TEST_CASE("the built-in plugins include only the plugin header (and the C++ stan
   INFO("first: " << (found.empty() ? "" : found[0]));
   CHECK(found.empty());
 }
+
+TEST_CASE("no function in framework/ or plugins/ is longer than 80 lines", "[architecture]") {
+  const std::string checker = "/usr/bin/python3 " + source_root + "/tests/tools/function_lengths.py 80 ";
+  const std::string found = command_output(checker + source_root + "/framework " + source_root + "/plugins 2>&1");
+  INFO(found);
+  CHECK(found.empty());
+  // The checker can fail: an 81-line function is reported, a 80-line one and a marked one are not.
+  attn::test::TempDir dir("attnlab-function-lengths");
+  auto function_of = [](int body_lines, const std::string& mark) {
+    std::string text = mark + "int f(int x)\n{\n";
+    for (int i = 0; i < body_lines - 2; ++i) text += "  x += " + std::to_string(i) + ";  // {\n";
+    return text + "  return x; }\n";
+  };
+  std::ofstream(dir.path / "long.cpp") << "namespace a {\n" << function_of(81, "") << "}\n";
+  std::ofstream(dir.path / "ok.cpp") << function_of(80, "") << "// long-function: a SIMD kernel\n" << function_of(90, "");
+  CHECK_THAT(command_output(checker + (dir.path / "long.cpp").string()), Catch::Contains("long.cpp:2: 81 lines"));
+  CHECK(command_output(checker + (dir.path / "ok.cpp").string()).empty());
+}
