@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/build_info.hpp"
+#include "lab/results/results_format.hpp"
 #include "attnlab/suggest.hpp"
 #include "attnlab/tensor.hpp"
 #include "command.hpp"
@@ -101,7 +103,8 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
 
 void print_help(const std::vector<Command>& commands) {
   std::printf("attnlab: learn attention mechanisms by running experiments\n\n"
-              "usage: attnlab COMMAND [ARGS]    (attnlab COMMAND --help for its options)\n\ncommands:\n");
+              "usage: attnlab COMMAND [ARGS]    (attnlab COMMAND --help for its options)\n"
+              "       attnlab --version          (the version and what this build's floats depend on)\n\ncommands:\n");
   for (const Command& c : commands) std::printf("  %-10s %s\n", c.name.c_str(), c.summary.c_str());
 }
 
@@ -115,6 +118,10 @@ int main(int argc, char** argv) {
                                          attn::cli::report_command(), attn::cli::plugins_command(),
                                          attn::cli::keys_command()};
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "--version") {
+    std::printf("attnlab %s\n%s\n", attn::attnlab_version, attn::build_signature().c_str());
+    return 0;
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_help(commands);
     return args.empty() ? 2 : 0;

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the behaviour golden files: each spec here run by the attnlab binary given.
-# They were made by the code of commit 5e5723e (before the core/lab redesign) and are the
-# reference test_behaviour_golden.cpp holds every later version to: bit-identical parameters,
-# history and attention maps for the same spec and seed. Regenerate them only for a change
-# that is MEANT to change what training computes, and say so in the commit.
+# Regenerates the behaviour golden files: each spec here run by the attnlab binary given, and
+# machine.txt, the build signature of the machine they were made on (`attnlab --version`).
+# History: made by the code of commit 5e5723e (before the core/lab redesign) on an AVX-512
+# machine; on 2026-11-24, on the CI machine (AVX2, OpenBLAS Zen kernels), today's code agreed
+# with them to 1.2e-6 (scaled; other SIMD kernels round the last bits differently) and they were
+# regenerated there, so that test_behaviour_golden.cpp compares bit for bit on that machine
+# (and to 1e-5 elsewhere). Regenerate them only for a change that is MEANT to change what
+# training computes, or on a new CI machine after checking agreement to 1e-5; say so in the commit.
 #   usage: bash tests/golden/behaviour/regenerate.sh build/attnlab
 set -euo pipefail
 attnlab=$(cd "$(dirname "${1:?usage: regenerate.sh PATH/TO/attnlab}")" && pwd)/$(basename "$1")
@@ -11,3 +14,5 @@ cd "$(dirname "$0")"
 for spec in *.yaml; do
   "$attnlab" run "$spec" --threads 2 --force
 done
+# The machine they were made on (bit-for-bit comparisons hold there; elsewhere to 1e-5).
+"$attnlab" --version | sed -n 2p > machine.txt
