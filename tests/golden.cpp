@@ -1,6 +1,7 @@
 #include "golden.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -25,7 +26,11 @@ Golden::Golden(const std::string& file_name) : path_(std::string(ATTNLAB_GOLDEN_
     fields >> colon;
     if (!fields || colon != ":") throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ": malformed tensor line");
     std::vector<float> values;
-    for (double v; fields >> v;) values.push_back(static_cast<float>(v));
+    for (std::string v; fields >> v;) {  // numbers, "nan" included
+      char* end = nullptr;
+      values.push_back(std::strtof(v.c_str(), &end));
+      if (*end) throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ": not a number: " + v);
+    }
     if (values.size() != num_elements(shape))
       throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ": " + name + " has " +
                                std::to_string(values.size()) + " values for shape " + shape_str(shape));

@@ -7,7 +7,11 @@
 // A new plugin is covered without writing a test.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+
 #include <cmath>
+#include <cstdio>
+#include <optional>
 
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/gradcheck.hpp"
@@ -21,13 +25,14 @@ using attn::test::randn;
 
 namespace {
 
-std::vector<Var> params_of(const ParamStore& store) {
-  std::vector<Var> out;
-  for (const auto& item : store.items()) out.push_back(item.second);
+// The plugin's parameters and the named inputs, as gradcheck names them in its report.
+NamedVars leaves_of(const ParamStore& store, const NamedVars& inputs) {
+  NamedVars out = store.items();
+  out.insert(out.end(), inputs.begin(), inputs.end());
   return out;
 }
 
-void require_gradients(const std::function<Var()>& f, std::vector<Var> leaves, float eps = GradCheckOptions{}.eps) {
+void require_gradients(const std::function<Var()>& f, const NamedVars& leaves, float eps = GradCheckOptions{}.eps) {
   Rng rng(11);
   GradCheckOptions options;
   options.max_entries_per_leaf = 24;
@@ -55,6 +60,27 @@ void require_masked_weights(const Tensor& weights, const IntTensor& lens, bool s
       }
       if (sum_to_one || len == 0) CHECK(total == Approx(std::min<int>(len, 1)).margin(1e-5));
     }
+}
+
+// A mode is built for sources of sizes 3, 4 and 5. It may refuse query and key sources of
+// different sizes at construction (saying "size"); it is then built for 4, 4 and 5. A mode need
+// not accept the projection options (`project`, `dim`) of the built-ins: one that reports
+// `project` as an unknown option is tested without them.
+std::optional<Attention> build_mode(const Registries& registries, const ParamScope& scope, const AttentionConfig& config,
+                                    std::size_t& query_dim) {
+  for (std::size_t d : {std::size_t{3}, std::size_t{4}}) {
+    try {
+      query_dim = d;
+      return Attention(registries, scope, config, d, 4, 5);
+    } catch (const SpecError& e) {
+      if (config.mode.options.has("project") && e.message().find("unknown option 'project'") != std::string::npos) {
+        WARN("attention mode '" << config.mode.name << "' takes no projection options: tested without them");
+        return std::nullopt;
+      }
+      if (d == 4 || e.message().find("size") == std::string::npos) throw;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -88,10 +114,8 @@ TEST_CASE("conformance: every scoring function", "[conformance][scoring]") {
         CHECK(xt::allclose(alone, together, 1e-5, 1e-5));
       }
 
-      std::vector<Var> leaves = params_of(store);
-      leaves.insert(leaves.end(), {q, k, v});
       require_gradients([&] { return attention_pooling(masked_softmax(scoring->score(q, k), IntTensor{6, 3, 1}), v).output; },
-                        leaves);
+                        leaves_of(store, {{"q", q}, {"k", k}, {"v", v}}));
 
       // Queries and keys of different sizes: either supported, or refused at construction.
       ParamStore other;
@@ -104,9 +128,7 @@ TEST_CASE("conformance: every scoring function", "[conformance][scoring]") {
       if (mixed) {
         Var q3 = leaf(randn({3, 4, 3}, rng));
         CHECK(mixed->score(q3, k).shape() == Shape{3, 4, 6});
-        std::vector<Var> mixed_leaves = params_of(other);
-        mixed_leaves.insert(mixed_leaves.end(), {q3, k});
-        require_gradients([&] { return mixed->score(q3, k); }, mixed_leaves);
+        require_gradients([&] { return mixed->score(q3, k); }, leaves_of(other, {{"q", q3}, {"k", k}}));
       }
     }
   }
@@ -140,9 +162,8 @@ TEST_CASE("conformance: every normalizer, held to its declared traits", "[confor
       if (traits.non_negative_scores_only)
         CHECK_THROWS_WITH(normalizer->normalize(leaf(-raw), IntTensor{6, 3, 1}), Catch::Contains("negative"));
       // Piecewise-linear normalizers (sparsemax) have kinks: a small step stays on one piece.
-      std::vector<Var> leaves = params_of(store);
-      leaves.push_back(scores);
-      require_gradients([&] { return normalizer->normalize(scores, IntTensor{6, 3, 1}); }, leaves, 1e-3f);
+      require_gradients([&] { return normalizer->normalize(scores, IntTensor{6, 3, 1}); },
+                        leaves_of(store, {{"scores", scores}}), 1e-3f);
     }
   }
 }
@@ -182,12 +203,10 @@ TEST_CASE("conformance: every RNN cell, through a 2-layer bidirectional RNN with
             CHECK(xt::allclose(alone.states[s][p].value(), slice(out.states[s][p], 0, b, b + 1).value(), 1e-5, 1e-5));
       }
 
-      std::vector<Var> leaves = params_of(store);
-      leaves.push_back(x);
       require_gradients([&] {
         const RnnResult r = rnn(x, lens);
         return concat({reshape(r.outputs, {3, 40}), r.states.back().back()}, 1);
-      }, leaves);
+      }, leaves_of(store, {{"x", x}}));
     }
   }
 }
@@ -206,8 +225,11 @@ TEST_CASE("conformance: every attention mode, with and without learned projectio
           config.mode.options.set("dim", "6");
         }
         config.scoring = {"general", {}};  // accepts queries and keys of different sizes
-        const Attention attention(registries, ParamScope(store, rng, "att"), config, 3, 4, 5);
-        Var query = leaf(randn({2, 5, 3}, rng)), key = leaf(randn({2, 5, 4}, rng)), value = leaf(randn({2, 5, 5}, rng));
+        std::size_t query_dim = 0;
+        const std::optional<Attention> built = build_mode(registries, ParamScope(store, rng, "att"), config, query_dim);
+        if (!built) continue;
+        const Attention& attention = *built;
+        Var query = leaf(randn({2, 5, query_dim}, rng)), key = leaf(randn({2, 5, 4}, rng)), value = leaf(randn({2, 5, 5}, rng));
         const AttentionSources sources{query, key, value};
         const IntTensor lens = {5, 0};
         const AttentionResult out = attention(sources, lens);
@@ -224,9 +246,33 @@ TEST_CASE("conformance: every attention mode, with and without learned projectio
         }
         for (float v : out.output.value()) REQUIRE(std::isfinite(v));
 
-        std::vector<Var> leaves = params_of(store);
-        leaves.insert(leaves.end(), {query, key, value});
-        require_gradients([&] { return attention(sources, IntTensor{5, 3}).output; }, leaves);
+        require_gradients([&] { return attention(sources, IntTensor{5, 3}).output; },
+                          leaves_of(store, {{"query", query}, {"key", key}, {"value", value}}));
       }
     }
+}
+
+TEST_CASE("conformance for outside plugins: --plugin more than once, sections by name, typos fail", "[conformance][meta]") {
+  const std::string program = std::string(ATTNLAB_BUILD_ROOT) + "/tests/attnlab-tests";
+  const std::string bad_dir = ATTNLAB_BAD_PLUGIN_DIR;
+  const std::string plugins = " --plugin " + bad_dir + "/libbad-wrong_state.so --plugin " + bad_dir + "/libbad-wrong_query_dim.so";
+  auto run = [&](const std::string& test_case, const std::string& section, std::string& output) {
+    const std::string command = program + " '" + test_case + "' -r compact" + plugins + " -c \"" + section + "\" 2>&1";
+    output.clear();
+    FILE* p = popen(command.c_str(), "r");
+    REQUIRE(p);
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) output.append(buf, n);
+    return WEXITSTATUS(pclose(p));
+  };
+  const std::string cells = "[conformance][cells]", modes = "[conformance][modes]";
+  std::string out;
+  CHECK(run(cells, "RNN cell 'gru'", out) == 0);  // both libraries loaded, a good plugin passes
+  INFO(out);
+  CHECK(run(cells, "RNN cell 'wrong_state'", out) != 0);  // the first library's cell is checked...
+  CHECK_THAT(out, Catch::Contains("RNN cell 'wrong_state' (plugin " + bad_dir + "/libbad-wrong_state.so) returned from step()"));
+  CHECK(run(modes, "attention mode 'wrong_query_dim'", out) != 0);  // ...and the second's mode
+  CHECK_THAT(out, Catch::Contains("formed queries of shape"));
+  CHECK(run(cells, "RNN cell 'wrong_stat'", out) != 0);  // a typo fails instead of passing empty
+  CHECK_THAT(out, Catch::Contains("no section named \"RNN cell 'wrong_stat'\" ran"));
 }

@@ -172,6 +172,11 @@ TEST_CASE("modules: gradients reach every parameter of Linear, Embedding and Lay
 TEST_CASE("fused attention primitives: squared distances, additive scores, l2 normalisation", "[gradcheck][autodiff]") {
   Var q = leaf(randn({2, 3, 4}, 26)), k = leaf(randn({2, 5, 4}, 27)), w = leaf(randn({4}, 28));
   REQUIRE_GRADIENTS([&] { return squared_distances(q, k); }, q, k);
+  REQUIRE_GRADIENTS([&] { return distances(q, k); }, q, k);
+  // At distance 0 the gradient is the subgradient 0, not NaN.
+  Var same = leaf(slice(q, 1, 0, 1).value());
+  distances(same, same).backward(Tensor(xt::ones<float>({2, 1, 1})));
+  for (float g : same.grad()) CHECK(g == 0.0f);
   REQUIRE_GRADIENTS([&] { return additive_scores(q, k, w); }, q, k, w);
   REQUIRE_GRADIENTS([&] { return l2_normalize(q); }, q);
 }
@@ -186,6 +191,10 @@ TEST_CASE("the gradient check fails on a deliberately wrong backward", "[gradche
   INFO(wrong.report);
   CHECK_FALSE(wrong.ok);
   CHECK(wrong.worst_error > 0.0f);
+  // The report names the leaf and the entry's index (conformance names q, k, v, W_q, ...).
+  Rng rng(99);
+  const auto named = gradcheck([&] { return wrong_tanh(x); }, NamedVars{{"x", x}}, rng);
+  CHECK_THAT(named.report, Catch::Matches(R"(x \[3, 4\] entry \([0-2], [0-3]\): analytic .*, numeric .*)"));
 
   // A backward that overwrites instead of adding breaks as soon as x feeds two paths.
   auto overwriting_square = [](const Var& v) {

@@ -84,3 +84,22 @@ TEST_CASE("the kernel normalizer refuses negative scores, naming itself", "[norm
   auto model = builtins().models.create("nadaraya_watson", ModelArgs{builtins(), ParamScope(store, rng), o, data});
   CHECK_THROWS_WITH(model->evaluate(true), Catch::Contains("normalizer 'kernel'") && Catch::Contains("negative score"));
 }
+
+TEST_CASE("gaussian scoring with softmax is the Gaussian kernel with the kernel normalizer", "[normalizers][kernels]") {
+  // softmax(-d^2 / 2) = exp(-d^2 / 2) / sum exp(-d^2 / 2) = K(d) / sum K(d): one model, two spellings.
+  const Data data = regression(50);
+  auto weights = [&](const std::string& scoring, const std::string& normalizer) {
+    ParamStore store;
+    Rng rng(0);
+    Options o;
+    o.set("scoring", scoring);
+    o.set("normalizer", normalizer);
+    auto model = builtins().models.create("nadaraya_watson", ModelArgs{builtins(), ParamScope(store, rng), o, data});
+    return first_map(*model);
+  };
+  const Tensor softmax = weights("gaussian", "softmax");
+  const Tensor kernel = weights("gaussian_kernel", "kernel");
+  REQUIRE(softmax.shape() == kernel.shape());
+  CHECK(xt::amax(xt::abs(softmax - kernel))() <= 1e-6f);
+  CHECK(xt::amax(xt::abs(softmax - weights("epanechikov", "kernel")))() > 1e-2f);  // another kernel differs
+}

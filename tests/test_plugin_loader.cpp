@@ -6,6 +6,7 @@
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/plugin.hpp"
 #include "attnlab/plugin_loader.hpp"
+#include "attnlab/rnn/rnn.hpp"
 
 using namespace attn;
 
@@ -73,8 +74,42 @@ TEST_CASE("broken plugins are refused with one clear line, registries unchanged"
              Catch::Contains("not a shared library (no ELF header)"));
   CHECK_THAT(refused(bad("no_entry")), Catch::Contains("not an attnlab plugin") && Catch::Contains("ATTNLAB_PLUGIN"));
   CHECK_THAT(refused(bad("other_version")), Catch::Contains("API version 999") && Catch::Contains("version " + std::to_string(ATTNLAB_PLUGIN_API_VERSION)));
+  CHECK_THAT(refused(bad("other_abi")), Catch::Contains("built for tensors without XSIMD") &&
+                                          Catch::Contains("but this attnlab has tensors aligned to") &&
+                                          Catch::Contains("pkg-config --cflags attnlab"));
   CHECK_THAT(refused(bad("duplicate_dot")), Catch::Contains("duplicate scoring function 'dot'"));
   CHECK(r.scoring.names() == before);  // not even 'dot_again' from the failed library
   load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
   CHECK_THAT(refused(ATTNLAB_EXAMPLE_PLUGIN), Catch::Contains("duplicate scoring function 'cosine'"));
+}
+
+TEST_CASE("cells and modes are checked where the framework meets them: errors name the plugin", "[plugins][errors]") {
+  Registries r = builtins();
+  load_plugin(bad("wrong_state"), r);
+  load_plugin(bad("wrong_query_dim"), r);
+  Rng rng(1);
+  ParamStore store;
+  const Var x = constant(Tensor::from_shape({2, 3, 5}));
+  {
+    RnnConfig config;
+    config.cell = {"wrong_state", {}, ""};
+    config.input_size = 5;
+    config.hidden_size = 4;
+    const Rnn rnn(r, ParamScope(store, rng, "rnn"), config);
+    CHECK_THROWS_WITH(rnn(x, std::nullopt),
+                      "RNN cell 'wrong_state' (plugin " + bad("wrong_state") +
+                          ") returned from step() a state {[2, 8]}; expected {[2, 4]} (the parts and shapes of "
+                          "initial_state(), kept from step to step)");
+  }
+  AttentionConfig config;
+  config.scoring = {"general", {}, ""};
+  config.mode = {"wrong_query_dim", {}, ""};
+  const Attention wrong(r, ParamScope(store, rng, "a"), config, 5, 5, 5);
+  CHECK_THROWS_WITH(wrong({x, x, x}, std::nullopt),
+                    "attention mode 'wrong_query_dim' (plugin " + bad("wrong_query_dim") +
+                        ") formed queries of shape [2, 3, 5]; expected [2, n, 6] (query_dim() = 6, as the mode declares)");
+  config.mode = {"throws_in_form", {}, ""};
+  const Attention throws(r, ParamScope(store, rng, "b"), config, 5, 5, 5);
+  CHECK_THROWS_WITH(throws({x, x, x}, std::nullopt), Catch::StartsWith("attention mode 'throws_in_form' (plugin ") &&
+                                                         Catch::EndsWith("threw in form(): deliberate failure in form()"));
 }

@@ -10,7 +10,8 @@ const Registries& all_plugins() {
   static const Registries registries = [] {
     Registries r;
     register_builtins(r);
-    load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
+    for (const char* example : {"cosine", "min_gru", "shared_qk", "learned_temperature"})
+      load_plugin(std::string(ATTNLAB_EXAMPLE_PLUGIN_DIR) + "/libattnlab-" + example + ".so", r);
     for (const std::string& path : plugin_paths()) load_plugin(path, r);
     return r;
   }();

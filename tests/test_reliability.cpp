@@ -116,7 +116,6 @@ const std::string sweep_epochs = "training.epochs=40";
 
 TEST_CASE("misbehaving plugins fail only their own runs, with an error naming the plugin", "[reliability][plugins]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"throws_in_constructor", "threw while being constructed: deliberate failure in the constructor"},
       {"throws_in_score", "threw in score(): deliberate failure in score()"},
       {"wrong_shape", "returned scores of shape [50, 1, 1] for queries [50, 1, 1] and keys [50, 49, 1]; expected [50, 1, 49]"},
       {"returns_nan", "returned NaN or infinite scores from finite queries and keys"}};
@@ -145,6 +144,31 @@ TEST_CASE("misbehaving plugins fail only their own runs, with an error naming th
     REQUIRE(diags.size() == 1);
     CHECK_THAT(diags[0].str(), Catch::StartsWith("--plugin " + path + ": plugin '" + path + "': "));
   }
+}
+
+TEST_CASE("a plugin whose constructor throws is a spec error at its name: validate and run exit 2, write nothing",
+          "[reliability][plugins]") {
+  TempDir tmp("attnlab-reliability");
+  const std::string spec = tmp / "constructor.yaml";
+  std::ofstream(spec) << "name: constructor\n"
+                         "dataset:\n"
+                         "  name: regression1d\n"
+                         "model:\n"
+                         "  name: nadaraya_watson\n"
+                         "sweep:\n"
+                         "  model.scoring: [gaussian, throws_in_constructor]\n";
+  RunnerOptions o;
+  o.plugins = {bad_plugin("throws_in_constructor")};
+  o.output = tmp / "r.h5";
+  const auto diags = check_spec(spec, o);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].str() == spec + ":7:29: scoring function 'throws_in_constructor' (plugin " +
+                              bad_plugin("throws_in_constructor") +
+                              ") threw while being constructed: deliberate failure in the constructor");
+  CHECK(run_experiment(spec, o) == 2);
+  CHECK_FALSE(std::filesystem::exists(tmp / "r.h5"));
+  const std::string plugin = " --plugin " + bad_plugin("throws_in_constructor");
+  CHECK(WEXITSTATUS(std::system((attn::test::attnlab_exe + " validate " + spec + plugin + " 2>/dev/null").c_str())) == 2);
 }
 
 TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume completes it bit-identically", "[reliability][faults][slow]") {

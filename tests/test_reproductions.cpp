@@ -1,10 +1,16 @@
 // d2l's printed results, reproduced end to end (recorded in docs/reproductions.md).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "lab/builtins.hpp"
+#include "lab/results/results_format.hpp"
+#include "lab/runner/runner.hpp"
 #include "attnlab/models/metrics.hpp"
 #include "attnlab/models/sequence_model.hpp"
 #include "attnlab/training/trainer.hpp"
+#include "golden.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
 
@@ -49,4 +55,29 @@ TEST_CASE("Bahdanau attention on fra-eng (d2l 0.17 §10.4): loss <= 0.03 and d2l
     CHECK(got == french);
     CHECK(bleu(split_tokens(got), split_tokens(french), 2) == Approx(1.0));
   }
+}
+
+TEST_CASE("d2l 1.0's Nadaraya-Watson with four kernels and four widths, on its own data, to 1e-5", "[reproduction][kernels][golden]") {
+  // experiments/kernels.yaml against d2l 1.0's PyTorch code (tests/golden/make_d2l_kernels.py).
+  const test::Golden golden("d2l_kernels.txt");
+  test::TempDir tmp("attnlab-kernels");
+  RunnerOptions o;
+  o.output = tmp / "kernels.h5";
+  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/kernels.yaml", o) == 0);
+  const ResultsReader results(tmp / "kernels.h5");
+  REQUIRE(results.run_ids().size() == 16);
+  for (const std::string kernel : {"gaussian_kernel", "boxcar", "constant", "epanechikov"})
+    for (const std::string width : {"0.1", "0.2", "0.5", "1"}) {
+      const std::string id = "scoring-" + kernel + "_width-" + width;
+      INFO(id);
+      CHECK(test::max_scaled_error(*results.plot_data(id, "x_test"), golden["x_val"]) <= 1e-6);
+      // d2l divides 0 by 0 where no key is in the kernel's reach (NaN); attnlab predicts 0 there.
+      Tensor expected = golden["y_hat_" + kernel + "_w" + width];
+      for (float& y : expected) y = std::isnan(y) ? 0.0f : y;
+      CHECK(test::max_scaled_error(*results.plot_data(id, "y_prediction"), expected) <= 1e-5);
+      if (width != "1") continue;
+      Tensor weights = results.example(id, "example_0").maps.at(0).weights;  // [1, 1, 50 queries, 40 keys]
+      weights.reshape({50, 40});
+      CHECK(test::max_scaled_error(weights, golden["attention_" + kernel]) <= 1e-5);
+    }
 }

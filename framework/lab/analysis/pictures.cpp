@@ -172,7 +172,9 @@ std::string curves_picture(const ResultsReader& file, const std::vector<std::str
   return svg::chart(c);
 }
 
-std::string fit_picture(const ResultsReader& file, const std::string& run) {
+namespace {
+
+svg::Chart fit_chart(const ResultsReader& file, const std::string& run) {
   if (!has_fit(file, run))
     throw std::invalid_argument("run '" + run + "' has no regression fit to plot (only nadaraya_watson runs do)");
   const auto data = [&](const char* name) {
@@ -185,11 +187,23 @@ std::string fit_picture(const ResultsReader& file, const std::string& run) {
   c.x_axis = "x";
   c.y_axis = "y";
   c.series.push_back({"training points", data("x_train"), data("y_train"), svg::Series::Style::points});
-  c.series.push_back({"truth 2 sin(x) + x^0.8", data("x_test"), data("y_truth"), svg::Series::Style::dashed});
+  c.series.push_back({"truth f(x)", data("x_test"), data("y_truth"), svg::Series::Style::dashed});
   c.series.push_back({"prediction", data("x_test"), data("y_prediction"), svg::Series::Style::line});
+  return c;
+}
+
+}  // namespace
+
+std::string fit_picture(const ResultsReader& file, const std::vector<std::string>& runs) {
+  std::vector<std::string> fits, maps;
   AttentionView view;
   view.map = "kernel";
-  return svg::grid({svg::chart(c), attention_picture(file, run, view)}, 2);
+  for (const std::string& run : runs) {
+    fits.push_back(svg::chart(fit_chart(file, run)));
+    maps.push_back(attention_picture(file, run, view));
+  }
+  fits.insert(fits.end(), maps.begin(), maps.end());  // fits above, their attention below
+  return svg::grid(fits, runs.size() == 1 ? 2 : runs.size());
 }
 
 }  // namespace attn

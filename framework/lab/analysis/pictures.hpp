@@ -23,8 +23,9 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
 // evaluated *_loss).
 std::string curves_picture(const ResultsReader& file, const std::vector<std::string>& runs,
                            const std::vector<std::string>& metrics);
-// Nadaraya-Watson: training points, truth and prediction, beside the query x key kernel map.
-std::string fit_picture(const ResultsReader& file, const std::string& run);
+// Nadaraya-Watson: training points, truth and prediction, beside the query x key kernel map;
+// several runs side by side (their fits in one row, their kernel maps below).
+std::string fit_picture(const ResultsReader& file, const std::vector<std::string>& runs);
 
 // What a run has to plot: the recorded examples, and whether it has regression data.
 std::vector<std::string> recorded_examples(const ResultsReader& file, const std::string& run);

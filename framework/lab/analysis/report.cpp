@@ -82,7 +82,7 @@ void run_section(const ResultsReader& file, const RunInfo& r, std::ostringstream
   }
   out << "<div class=\"pictures\">\n";
   if (has_fit(file, r.id)) {
-    out << fit_picture(file, r.id);
+    out << fit_picture(file, {r.id});
   } else {
     for (const std::string& ex : recorded_examples(file, r.id)) {
       AttentionView view;

@@ -69,7 +69,7 @@ int plot(const std::vector<std::string>& args) {
     svg = curves_picture(f, runs, a.all("--metric"));
     what = "curves";
   } else {
-    svg = fit_picture(f, runs.at(0));
+    svg = fit_picture(f, runs);
     what = "fit";
   }
   std::string out = a.value("-o", a.value("--output", ""));
@@ -118,6 +118,7 @@ Command plot_command() {
           "  --curves          per-epoch metrics of several runs overlaid\n"
           "    --run ID (repeatable; default every run) --metric NAME (repeatable; default the losses)\n"
           "  --fit             Nadaraya-Watson: training points, truth and prediction, beside the kernel map\n"
+          "    --run ID (repeatable: runs side by side, e.g. the four kernels of experiments/kernels.yaml)\n"
           "  -o PATH           output file (.svg, or .png to render it); default RESULTS-RUN-KIND.svg\n"
           "  --png             also write a PNG beside the SVG (needs rsvg-convert, Debian package librsvg2-bin)",
           plot, true};

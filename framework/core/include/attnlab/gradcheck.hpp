@@ -28,9 +28,13 @@ struct GradCheckResult {
   bool ok = true;
   std::size_t checked = 0;  // entries compared
   float worst_error = 0.0f;  // largest |analytic - numeric| - (atol + rtol * scale), <= 0 when ok
-  std::string report;        // where the worst mismatch is, readable
+  std::string report;        // the worst mismatch: "W_q [3, 4] entry (1, 2): analytic 0.5, numeric 0.1"
 };
 
+// Leaves with names (q, k, v, W_q, ...): the report names the leaf and the entry's index.
+GradCheckResult gradcheck(const std::function<Var()>& f, const NamedVars& leaves, Rng& rng,
+                          const GradCheckOptions& options = {});
+// Unnamed leaves are reported as "leaf 0", "leaf 1", ...
 GradCheckResult gradcheck(const std::function<Var()>& f, const std::vector<Var>& leaves, Rng& rng,
                           const GradCheckOptions& options = {});
 

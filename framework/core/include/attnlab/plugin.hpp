@@ -1,15 +1,18 @@
-// The one header a plugin includes: the core (tensors, autodiff, layers), the plugin
-// interfaces with their helper bases (GatedCell, ProjectedMode), options, the registries, and
-// the entry-point macro. Nothing of the lab (HDF5, YAML, TBB) is reachable from here.
+// The one header a plugin includes: the core (tensors, autodiff, layers, positional encoding,
+// gradcheck), the four plugin interfaces with their helper bases (GatedCell, ProjectedMode),
+// options, the registries, and the entry-point macro. Nothing of the lab (HDF5, YAML, TBB) is
+// reachable from here.
 //
 //   #include <attnlab/plugin.hpp>
 //   class Cosine final : public attn::ScoringFunction { ... };
 //   ATTNLAB_PLUGIN(registry) { registry.scoring.add<Cosine>("cosine", "cosine similarity / T"); }
 //
-// A plugin library exports one C function, attnlab_plugin_entry(), returning its API version
-// and its registration function. The host checks the version before calling anything else.
+// A plugin library exports one C function, attnlab_plugin_entry(), returning its API version,
+// its ABI tag and its registration function. The host checks the version, then the tag, before
+// calling anything else.
 #pragma once
 
+#include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/attnlab.hpp"
 #include "attnlab/plugins/gated_cell.hpp"
 #include "attnlab/plugins/projected_mode.hpp"
@@ -20,22 +23,43 @@
 //    graph_node(); errors.hpp; ForwardContext).
 // 3: a fourth plugin kind, normalizers (PluginKinds and Registries gained a registry);
 //    attention_pooling takes the weights.
-#define ATTNLAB_PLUGIN_API_VERSION 3
+// 4: PluginInfo carries an ABI tag.
+#define ATTNLAB_PLUGIN_API_VERSION 4
 
 namespace attn {
 
+// What must agree between attnlab and a plugin for tensors to cross between them, as the
+// translation unit that expands ATTNLAB_ABI_TAG was compiled: xtensor's containers are aligned
+// to the SIMD width XSIMD targets (-march), or not at all without XSIMD; the C++ ABI is GCC's.
+struct AbiTag {
+  std::size_t tensor_alignment;  // bytes; 0 without XSIMD (-DXTENSOR_USE_XSIMD)
+  const char* simd;              // the -march choice XSIMD targets ("avx512bw", "avx2", ...)
+  int gxx_abi;                   // __GXX_ABI_VERSION
+  int cxx11_abi;                 // _GLIBCXX_USE_CXX11_ABI (std::string's layout)
+};
+bool compatible(const AbiTag& a, const AbiTag& b);  // all but the simd name must agree
+std::string abi_text(const AbiTag& tag);            // "tensors aligned to 64 bytes (XSIMD avx512bw), ..."
+
 struct PluginInfo {
   int api_version;  // read first, before anything else is trusted
+  AbiTag abi;       // read second (this layout is API version 4's)
   void (*register_plugins)(Registries& registries);
 };
 
 }  // namespace attn
 
+#ifdef XTENSOR_USE_XSIMD
+#define ATTNLAB_ABI_TAG ::attn::AbiTag{XSIMD_DEFAULT_ALIGNMENT, xsimd::default_arch::name(), __GXX_ABI_VERSION, _GLIBCXX_USE_CXX11_ABI}
+#else
+#define ATTNLAB_ABI_TAG ::attn::AbiTag{0, "none", __GXX_ABI_VERSION, _GLIBCXX_USE_CXX11_ABI}
+#endif
+
 #define ATTNLAB_PLUGIN(registries)                                                        \
   static void attnlab_register_plugins_(::attn::Registries& registries);                 \
   extern "C" __attribute__((visibility("default"))) const ::attn::PluginInfo*            \
   attnlab_plugin_entry() {                                                               \
-    static const ::attn::PluginInfo info{ATTNLAB_PLUGIN_API_VERSION, &attnlab_register_plugins_}; \
+    static const ::attn::PluginInfo info{ATTNLAB_PLUGIN_API_VERSION, ATTNLAB_ABI_TAG,       \
+                                         &attnlab_register_plugins_};                      \
     return &info;                                                                        \
   }                                                                                      \
   static void attnlab_register_plugins_(::attn::Registries& registries)

@@ -23,8 +23,10 @@ Options sub_options(const Options& options, const std::string& prefix);
 PluginChoice plugin_choice(const Options& options, const std::string& key, const std::string& fallback);
 
 // Constructs the plugin `choice` names and reports options it did not read as unknown (with a
-// suggestion). An unknown name is a SpecError at the name's place; an outside plugin whose
-// constructor throws something else is a PluginFault naming it.
+// suggestion). Every failure is a SpecError at the plugin name's place (file:line:col), so
+// `attnlab validate` reports it before anything runs: an unknown name (with the known ones), or
+// an exception from the constructor (an outside plugin's is prefixed with the plugin and its
+// library). Without a place (a default the spec did not write), a built-in's exception passes on.
 template <class Base, class Args>
 std::shared_ptr<Base> make_plugin(const Registry<Base, Args>& registry, const PluginChoice& choice,
                                   const Args& args) {
@@ -36,8 +38,10 @@ std::shared_ptr<Base> make_plugin(const Registry<Base, Args>& registry, const Pl
   } catch (const SpecError&) {
     throw;
   } catch (const std::exception& e) {
-    if (!registry.get(choice.name).library) throw;  // built-ins report their own errors
-    throw PluginFault(registry.describe(choice.name) + " threw while being constructed: " + e.what());
+    const bool outside = static_cast<bool>(registry.get(choice.name).library);
+    if (!outside && choice.where.empty()) throw;
+    throw SpecError(choice.where, outside ? registry.describe(choice.name) + " threw while being constructed: " + e.what()
+                                          : std::string(e.what()));
   }
   choice.options.require_all_read(registry.kind() + " '" + choice.name + "'");
   return made;

@@ -15,12 +15,29 @@ double projected(const Var& y, const Tensor& r) {
   return total;
 }
 
+// "(1, 2)": the index of flat entry e of a tensor of `shape`.
+std::string entry_index(const Shape& shape, std::size_t e) {
+  std::string out;
+  for (std::size_t axis = shape.size(); axis-- > 0;) {
+    out = std::to_string(e % shape[axis]) + (out.empty() ? "" : ", ") + out;
+    e /= shape[axis];
+  }
+  return "(" + out + ")";
+}
+
 }  // namespace
 
 GradCheckResult gradcheck(const std::function<Var()>& f, const std::vector<Var>& leaves, Rng& rng,
                           const GradCheckOptions& options) {
+  NamedVars named;
+  for (const Var& leaf : leaves) named.emplace_back("leaf " + std::to_string(named.size()), leaf);
+  return gradcheck(f, named, rng, options);
+}
+
+GradCheckResult gradcheck(const std::function<Var()>& f, const NamedVars& leaves, Rng& rng,
+                          const GradCheckOptions& options) {
   GradCheckResult result;
-  for (const Var& leaf : leaves) leaf.zero_grad();
+  for (const auto& named : leaves) named.second.zero_grad();
   const Var y = f();
   Tensor r = Tensor::from_shape(y.shape());
   for (float& v : r) v = rng.normal();
@@ -28,7 +45,7 @@ GradCheckResult gradcheck(const std::function<Var()>& f, const std::vector<Var>&
 
   result.worst_error = -std::numeric_limits<float>::infinity();
   for (std::size_t li = 0; li < leaves.size(); ++li) {
-    Var leaf = leaves[li];
+    Var leaf = leaves[li].second;
     const Tensor analytic = leaf.grad();
     Tensor& x = leaf.mutable_value();
     std::vector<std::size_t> entries(x.size());
@@ -53,7 +70,7 @@ GradCheckResult gradcheck(const std::function<Var()>& f, const std::vector<Var>&
       if (excess > result.worst_error) {
         result.worst_error = static_cast<float>(excess);
         std::ostringstream where;
-        where << "leaf " << li << " " << shape_str(leaf.shape()) << " entry " << e
+        where << leaves[li].first << " " << shape_str(leaf.shape()) << " entry " << entry_index(leaf.shape(), e)
               << ": analytic " << a << ", numeric " << numeric;
         result.report = where.str();
       }
@@ -61,7 +78,7 @@ GradCheckResult gradcheck(const std::function<Var()>& f, const std::vector<Var>&
     }
   }
   if (result.checked == 0) result.worst_error = 0.0f;
-  for (const Var& leaf : leaves) leaf.zero_grad();
+  for (const auto& named : leaves) named.second.zero_grad();
   return result;
 }
 

@@ -128,6 +128,14 @@ Var squared_distances(const Var& q, const Var& k) {
   });
 }
 
+// d = sqrt(s), s = squared_distances(q, k);  ds += dd / (2 d) where d > 0, 0 where d = 0.
+Var distances(const Var& q, const Var& k) {
+  const Var s = squared_distances(q, k);
+  return graph_node(xt::sqrt(s.value()), {s}, [](Node& n) {
+    n.accumulate(0, xt::where(n.value > 0.0f, n.grad / (2.0f * n.value), 0.0f));
+  });
+}
+
 // x / sqrt(sum(x^2) + eps) over the last axis (composed)
 Var l2_normalize(const Var& x, float eps) {
   return x / sqrt(sum(square(x), {x.ndim() - 1}, true) + eps);

@@ -31,6 +31,18 @@ std::string why_not_loadable(const std::filesystem::path& path) {
 
 }  // namespace
 
+bool compatible(const AbiTag& a, const AbiTag& b) {
+  return a.tensor_alignment == b.tensor_alignment && a.gxx_abi == b.gxx_abi && a.cxx11_abi == b.cxx11_abi;
+}
+
+std::string abi_text(const AbiTag& tag) {
+  const std::string tensors = tag.tensor_alignment
+                                  ? "tensors aligned to " + std::to_string(tag.tensor_alignment) + " bytes (XSIMD " + tag.simd + ")"
+                                  : std::string("tensors without XSIMD");
+  return tensors + ", GCC C++ ABI " + std::to_string(tag.gxx_abi) + ", " +
+         (tag.cxx11_abi ? "C++11" : "pre-C++11") + " std::string";
+}
+
 void load_plugin(const std::string& path_text, Registries& registries) {
   namespace fs = std::filesystem;
   const fs::path path(path_text);
@@ -53,6 +65,10 @@ void load_plugin(const std::string& path_text, Registries& registries) {
                       (info ? std::to_string(info->api_version) : std::string("?")) +
                       ", this attnlab has version " + std::to_string(ATTNLAB_PLUGIN_API_VERSION) +
                       "; rebuild the plugin against the installed headers");
+  static const AbiTag ours = ATTNLAB_ABI_TAG;  // as libattnlab was compiled
+  if (!compatible(info->abi, ours))
+    throw PluginError(who + ": built for " + abi_text(info->abi) + ", but this attnlab has " + abi_text(ours) +
+                      "; rebuild it with the flags of `pkg-config --cflags attnlab`");
 
   // Register into empty registries first, so a failure leaves `registries` untouched.
   Registries staged;

@@ -1,8 +1,15 @@
 #include "attnlab/data/dataset.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace attn {
+
+std::string resolve_data_path(const std::string& path, const std::string& base_dir) {
+  if (path.empty() || std::filesystem::path(path).is_absolute() || base_dir.empty()) return path;
+  const auto candidate = std::filesystem::path(base_dir) / path;
+  return std::filesystem::exists(candidate) ? candidate.string() : path;
+}
 
 int pad_sequence(const std::vector<int>& ids, std::size_t num_steps, int* row) {
   std::vector<int> line = ids;

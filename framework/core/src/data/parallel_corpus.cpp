@@ -17,7 +17,7 @@ namespace {
 class ParallelCorpus final : public DatasetSource {
  public:
   explicit ParallelCorpus(const DatasetArgs& a)
-      : path_(resolve(a.options.get<std::string>("path", "datasets/fra-eng/fra.txt"), a.base_dir)),
+      : path_(resolve_data_path(a.options.get<std::string>("path", "datasets/fra-eng/fra.txt"), a.base_dir)),
         num_train_(a.options.get<std::size_t>("num_train", 600, 1, 100000000)),
         num_valid_(a.options.get<std::size_t>("num_valid", 0, 0, 100000000)),
         num_steps_(a.options.get<std::size_t>("num_steps", 10, 2, 10000)),
@@ -71,12 +71,6 @@ class ParallelCorpus final : public DatasetSource {
   }
 
  private:
-  static std::string resolve(const std::string& path, const std::string& base) {
-    if (path.empty() || std::filesystem::path(path).is_absolute() || base.empty()) return path;
-    const auto candidate = std::filesystem::path(base) / path;
-    return std::filesystem::exists(candidate) ? candidate.string() : path;
-  }
-
   std::string path_;
   std::size_t num_train_, num_valid_, num_steps_, min_freq_;
   std::string where_;

@@ -1,4 +1,4 @@
-#include "attnlab/attention/checked_plugins.hpp"
+#include "attnlab/plugins/checked_plugins.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -28,15 +28,37 @@ std::string nonzero_masked_entry(const Tensor& w, const ValidLens& lens) {
   return "";
 }
 
+// " [B, n, d]"-style text of what a formed tensor should be, with the known sizes filled in.
+std::string expected_text(std::size_t batch, const std::string& n, std::size_t d) {
+  return "[" + std::to_string(batch) + ", " + n + ", " + std::to_string(d) + "]";
+}
+
+void require_formed(const std::string& who, const char* what, const Var& x, std::size_t batch, std::size_t n,
+                    std::size_t d, const char* declared) {
+  if (x.defined() && x.ndim() == 3 && x.dim(0) == batch && (n == 0 || x.dim(1) == n) && x.dim(2) == d) return;
+  throw PluginFault(who + " formed " + what + " of shape " + shape_text(x) + "; expected " +
+                    expected_text(batch, n ? std::to_string(n) : "n", d) + " (" + declared + " = " +
+                    std::to_string(d) + ", as the mode declares)");
+}
+
+// `got` must have the parts and shapes of `like`; `what` names the state being checked.
+void require_same_state(const std::string& who, const CellState& got, const CellState& like, const std::string& what) {
+  bool same = got.size() == like.size();
+  for (std::size_t p = 0; same && p < got.size(); ++p) same = got[p].defined() && got[p].shape() == like[p].shape();
+  if (same) return;
+  auto text = [](const CellState& s) {
+    std::string out = "{";
+    for (std::size_t p = 0; p < s.size(); ++p) out += (p ? ", " : "") + shape_text(s[p]);
+    return out + "}";
+  };
+  throw PluginFault(who + " " + what + " " + text(got) + "; expected " + text(like) +
+                    " (the parts and shapes of initial_state(), kept from step to step)");
+}
+
 }  // namespace
 
 Var CheckedScoring::operator()(const Var& q, const Var& k) const {
-  Var scores;
-  try {
-    scores = plugin->score(q, k);
-  } catch (const std::exception& e) {
-    throw PluginFault(who + " threw in score(): " + e.what());
-  }
+  const Var scores = guarded(who, "score", [&] { return plugin->score(q, k); });
   const Shape expected{q.dim(0), q.dim(1), k.dim(1)};
   if (!scores.defined() || scores.shape() != expected)
     throw PluginFault(who + " returned scores of shape " + shape_text(scores) + " for queries " + shape_str(q.shape()) +
@@ -52,12 +74,7 @@ CheckedScoring make_scoring(const PluginKinds& kinds, const PluginChoice& choice
 }
 
 Var CheckedNormalizer::operator()(const Var& scores, const ValidLens& lens) const {
-  Var weights;
-  try {
-    weights = plugin->normalize(scores, lens);
-  } catch (const std::exception& e) {
-    throw PluginFault(who + " threw in normalize(): " + e.what());
-  }
+  const Var weights = guarded(who, "normalize", [&] { return plugin->normalize(scores, lens); });
   if (!weights.defined() || weights.shape() != scores.shape())
     throw PluginFault(who + " returned weights of shape " + shape_text(weights) + " for scores " +
                       shape_str(scores.shape()) + "; expected the scores' shape [B, n_q, n_k]");
@@ -72,6 +89,83 @@ Var CheckedNormalizer::operator()(const Var& scores, const ValidLens& lens) cons
 
 CheckedNormalizer make_normalizer(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope) {
   return {make_handle(kinds.normalizers, choice, scope, NormalizerArgs{scope, choice.options})};
+}
+
+FormedQkv CheckedMode::form(const AttentionSources& sources) const {
+  const FormedQkv f = guarded(who, "form", [&] { return plugin->form(sources); });
+  const std::size_t batch = sources.query.dim(0);
+  require_formed(who, "queries", f.queries, batch, 0, query_dim_, "query_dim()");
+  require_formed(who, "keys", f.keys, batch, 0, key_dim_, "key_dim()");
+  require_formed(who, "values", f.values, batch, f.keys.dim(1), value_dim_, "value_dim()");
+  return f;
+}
+
+ValidLens CheckedMode::valid_lens(const ValidLens& lens, std::size_t batch, std::size_t n_q, std::size_t n_k) const {
+  const ValidLens out = guarded(who, "valid_lens", [&] { return plugin->valid_lens(lens, batch, n_q, n_k); });
+  const bool ok = !out || (out->dimension() == 1 && out->shape()[0] == batch) ||
+                  (out->dimension() == 2 && out->shape()[0] == batch && out->shape()[1] == n_q);
+  if (!ok)
+    throw PluginFault(who + " returned valid lengths of shape " + shape_str(Shape(out->shape().begin(), out->shape().end())) +
+                      "; expected none, [B] = [" + std::to_string(batch) + "] or [B, n_q] = [" + std::to_string(batch) +
+                      ", " + std::to_string(n_q) + "]");
+  return out;
+}
+
+CheckedMode make_mode(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
+                      std::size_t query_dim, std::size_t key_dim, std::size_t value_dim) {
+  CheckedMode m{make_handle(kinds.modes, choice, scope, ModeArgs{scope, choice.options, query_dim, key_dim, value_dim})};
+  try {  // the sizes are part of construction: a problem with them is reported at the mode's name
+    m.query_dim_ = guarded(m.who, "query_dim", [&] { return m.plugin->query_dim(); });
+    m.key_dim_ = guarded(m.who, "key_dim", [&] { return m.plugin->key_dim(); });
+    m.value_dim_ = guarded(m.who, "value_dim", [&] { return m.plugin->value_dim(); });
+    if (m.query_dim_ == 0 || m.key_dim_ == 0 || m.value_dim_ == 0)
+      throw PluginFault(m.who + " declares a size of 0 (query_dim() " + std::to_string(m.query_dim_) + ", key_dim() " +
+                        std::to_string(m.key_dim_) + ", value_dim() " + std::to_string(m.value_dim_) + ")");
+  } catch (const PluginFault& e) {
+    throw SpecError(choice.where, e.what());
+  }
+  return m;
+}
+
+Var CheckedCell::project_inputs(const Var& x) const {
+  const Var p = guarded(who, "project_inputs", [&] { return plugin->project_inputs(x); });
+  if (!p.defined() || p.ndim() != 3 || p.dim(0) != x.dim(0) || p.dim(1) != x.dim(1) || p.dim(2) == 0)
+    throw PluginFault(who + " returned projected inputs of shape " + shape_text(p) + " for inputs " +
+                      shape_str(x.shape()) + "; expected [B, T, width] = [" + std::to_string(x.dim(0)) + ", " +
+                      std::to_string(x.dim(1)) + ", width]");
+  return p;
+}
+
+CellState CheckedCell::step(const Var& projected_t, const CellState& state) const {
+  CellState next = guarded(who, "step", [&] { return plugin->step(projected_t, state); });
+  require_same_state(who, next, state, "returned from step() a state");
+  return next;
+}
+
+CellState CheckedCell::initial_state(std::size_t batch) const {
+  CellState s = guarded(who, "initial_state", [&] { return plugin->initial_state(batch); });
+  bool ok = !s.empty();
+  for (const Var& part : s) ok = ok && part.defined() && part.ndim() >= 1 && part.dim(0) == batch;
+  if (!ok)
+    throw PluginFault(who + " returned from initial_state(" + std::to_string(batch) +
+                      ") no state or a part whose first axis is not the batch (" + std::to_string(batch) + ")");
+  return s;
+}
+
+Var CheckedCell::output(const CellState& state) const {
+  const Var h = guarded(who, "output", [&] { return plugin->output(state); });
+  const std::size_t batch = state.at(0).dim(0);
+  if (!h.defined() || h.shape() != Shape{batch, hidden_size})
+    throw PluginFault(who + " returned an output of shape " + shape_text(h) + "; expected [B, hidden_size] = [" +
+                      std::to_string(batch) + ", " + std::to_string(hidden_size) + "]");
+  return h;
+}
+
+CheckedCell make_cell(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
+                      std::size_t input_size, std::size_t hidden_size) {
+  CheckedCell c{make_handle(kinds.cells, choice, scope, CellArgs{scope, choice.options, input_size, hidden_size})};
+  c.hidden_size = hidden_size;
+  return c;
 }
 
 }  // namespace attn

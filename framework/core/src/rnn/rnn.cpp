@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
-
 namespace attn {
 namespace {
 
 // One direction of one layer over the whole sequence. Returns outputs [B, T, h] and the final state.
-std::pair<Var, CellState> run_direction(RnnCell& cell, const Var& x, const ValidLens& lens,
+std::pair<Var, CellState> run_direction(const CheckedCell& cell, const Var& x, const ValidLens& lens,
                                         CellState state, bool reverse) {
   const std::size_t batch = x.dim(0), steps = x.dim(1);
   const Var projected = cell.project_inputs(x);  // [B, T, G h], one product
@@ -44,8 +43,7 @@ Rnn::Rnn(const PluginKinds& kinds, const ParamScope& scope, const RnnConfig& con
     for (std::size_t d = 0; d < directions(); ++d) {
       const std::size_t in = l == 0 ? config.input_size : config.hidden_size * directions();
       const std::string name = "layer" + std::to_string(l) + (d ? "_reverse" : "");
-      cells_.push_back(make_plugin(kinds.cells, config.cell,
-                                   CellArgs{scope.child(name), config.cell.options, in, config.hidden_size}));
+      cells_.push_back(make_cell(kinds, config.cell, scope.child(name), in, config.hidden_size));
     }
 }
 
@@ -65,7 +63,7 @@ RnnResult Rnn::operator()(const Var& x, const ValidLens& lens, const std::vector
     std::vector<Var> outs;
     for (std::size_t d = 0; d < directions(); ++d) {
       const std::size_t i = l * directions() + d;
-      RnnCell& cell = *cells_[i];
+      const CheckedCell& cell = cells_[i];
       auto [out, state] = run_direction(cell, input, lens,
                                         initial.empty() ? cell.initial_state(x.dim(0)) : initial[i], d == 1);
       outs.push_back(out);

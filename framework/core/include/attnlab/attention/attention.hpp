@@ -13,11 +13,9 @@
 #include <memory>
 #include <optional>
 
-#include "attnlab/attention/checked_plugins.hpp"
 #include "attnlab/attention/multi_head.hpp"
 #include "attnlab/attention/pooling.hpp"
-#include "attnlab/plugin_choice.hpp"
-#include "attnlab/plugins/plugin_kinds.hpp"
+#include "attnlab/plugins/checked_plugins.hpp"
 
 namespace attn {
 
@@ -38,10 +36,10 @@ class Attention {
 
   AttentionResult operator()(const AttentionSources& sources, const ValidLens& lens,
                              const ForwardContext& context = ForwardContext::evaluation()) const;
-  std::size_t output_dim() const { return heads_ ? heads_->output_dim() : mode_->value_dim(); }
+  std::size_t output_dim() const { return heads_ ? heads_->output_dim() : mode_.value_dim(); }
 
  private:
-  std::shared_ptr<AttentionMode> mode_;
+  CheckedMode mode_;
   std::optional<HeadProjections> heads_;  // created after the mode and before the scoring
   CheckedScoring scoring_;
   CheckedNormalizer normalizer_;

@@ -116,6 +116,9 @@ Var rows_where(const std::vector<bool>& keep, const Var& a, const Var& c);
 Var additive_scores(const Var& q, const Var& k, const Var& w);
 // q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j||^2 (fused, exact).
 Var squared_distances(const Var& q, const Var& k);
+// q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j|| (its gradient is taken as 0
+// where the distance is 0, the subgradient of the norm at its minimum).
+Var distances(const Var& q, const Var& k);
 // x / sqrt(sum(x^2) + eps) over the last axis (composed).
 Var l2_normalize(const Var& x, float eps = 1e-12f);
 // The tanh the fused kernels use (rational approximation, a few ulp from std::tanh).

@@ -46,6 +46,10 @@ class DatasetSource {
   virtual Data load(Rng& rng) const = 0;
 };
 
+// A dataset file's path: relative paths are taken from `base_dir` (the spec's directory) when
+// the file is there, else from the current directory.
+std::string resolve_data_path(const std::string& path, const std::string& base_dir);
+
 // d2l's truncate_pad of `ids` + <eos> to num_steps; returns the valid length.
 int pad_sequence(const std::vector<int>& ids, std::size_t num_steps, int* row);
 // Builds a split from token-id sequences (each gets <eos>, then truncate/pad).

@@ -1,6 +1,11 @@
-// The plugins an attention layer calls, wrapped where the framework meets them: an exception
-// or a result of the wrong shape becomes a PluginFault that names the plugin and the library it
-// came from, instead of a shape error further on that blames someone else.
+// The plugins attention and RNN layers call, wrapped where the framework meets them: an
+// exception or a result of the wrong shape becomes a PluginFault that names the plugin and the
+// library it came from, instead of a shape error further on that blames someone else.
+//   scoring:    scores [B, n_q, n_k] for queries [B, n_q, d] and keys [B, n_k, d]
+//   normalizer: weights of the scores' shape [B, n_q, n_k]
+//   mode:       Q [B, n_q, query_dim()], K [B, n_k, key_dim()], V [B, n_k, value_dim()]
+//   cell:       projected inputs [B, T, width]; every step's state shaped as initial_state(B);
+//               output [B, hidden_size]
 #pragma once
 
 #include <memory>
@@ -21,6 +26,18 @@ struct PluginHandle {
   std::vector<Var> params;  // the parameters it created
   bool outside = false;     // loaded from a plugin library
 };
+
+// Calls f(); any exception but a PluginFault becomes one: "<who> threw in <method>(): ...".
+template <class F>
+auto guarded(const std::string& who, const char* method, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const PluginFault&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw PluginFault(who + " threw in " + method + "(): " + e.what());
+  }
+}
 
 // Constructs `choice` from `registry` with `args` (whose scope is `scope`), collecting what it created.
 template <class T, class Args>
@@ -50,5 +67,34 @@ struct CheckedNormalizer : PluginHandle<Normalizer> {
   Var operator()(const Var& scores, const ValidLens& lens) const;
 };
 CheckedNormalizer make_normalizer(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope);
+
+struct CheckedMode : PluginHandle<AttentionMode> {
+  // form(sources), checked against the sizes the mode declares (and one batch, one n_k).
+  FormedQkv form(const AttentionSources& sources) const;
+  // valid_lens(...), checked: none, [B] or [B, n_q].
+  ValidLens valid_lens(const ValidLens& lens, std::size_t batch, std::size_t n_q, std::size_t n_k) const;
+  std::size_t query_dim() const { return query_dim_; }
+  std::size_t key_dim() const { return key_dim_; }
+  std::size_t value_dim() const { return value_dim_; }
+
+  std::size_t query_dim_ = 0, key_dim_ = 0, value_dim_ = 0;  // declared once, at construction
+};
+CheckedMode make_mode(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
+                      std::size_t query_dim, std::size_t key_dim, std::size_t value_dim);
+
+struct CheckedCell : PluginHandle<RnnCell> {
+  // x [B, T, in] -> [B, T, width]
+  Var project_inputs(const Var& x) const;
+  // The next state, which must have the parts and shapes of `state` (so every state keeps
+  // those of the initial_state() the sequence started from).
+  CellState step(const Var& projected_t, const CellState& state) const;
+  // The state before the first step: at least one part, each [batch, ...].
+  CellState initial_state(std::size_t batch) const;
+  Var output(const CellState& state) const;  // [B, hidden_size]
+
+  std::size_t hidden_size = 0;
+};
+CheckedCell make_cell(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
+                      std::size_t input_size, std::size_t hidden_size);
 
 }  // namespace attn

@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "attnlab/nn/forward_context.hpp"
-#include "attnlab/plugin_choice.hpp"
-#include "attnlab/plugins/plugin_kinds.hpp"
+#include "attnlab/plugins/checked_plugins.hpp"
 
 namespace attn {
 
@@ -42,7 +41,7 @@ class Rnn {
 
  private:
   RnnConfig config_;
-  std::vector<std::shared_ptr<RnnCell>> cells_;  // [layer * directions + direction]
+  std::vector<CheckedCell> cells_;  // [layer * directions + direction]
 };
 
 }  // namespace attn
