@@ -52,6 +52,9 @@ std::map<std::string, std::string> fingerprint(const std::string& path) {
       } else if (p.find("/params/") != std::string::npos) {
         const Tensor t = f.read(p);
         out[p] = std::string(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(float));
+      } else if (p.find("/history/") != std::string::npos && p.find("/seconds") == std::string::npos) {
+        const std::vector<double> column = f.read_doubles(p);  // every column but the timings
+        out[p] = std::string(reinterpret_cast<const char*>(column.data()), column.size() * sizeof(double));
       }
     }
   };
@@ -165,10 +168,13 @@ TEST_CASE("the shipped experiments are valid", "[runner][specs]") {
 }
 
 TEST_CASE("same spec and seed: bit-identical weights and metrics with 1 and 2 threads; --resume completes a sweep identically", "[runner][determinism][slow]") {
+  // The second spec adds scheduled sampling, a warmed-up cosine schedule, label smoothing and AdamW.
+  const std::string name = GENERATE(as<std::string>{}, "good/tiny-sweep.yaml", "good/tiny-sweep-sampled.yaml");
+  INFO(name);
   TempDir tmp("attnlab-runner");
   const std::string one = tmp / "one.h5", two = tmp / "two.h5";
-  REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), quiet_options(1, one)) == 0);
-  REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), quiet_options(2, two)) == 0);
+  REQUIRE(run_experiment(spec(name), quiet_options(1, one)) == 0);
+  REQUIRE(run_experiment(spec(name), quiet_options(2, two)) == 0);
   const auto a = fingerprint(one), b = fingerprint(two);
   CHECK(a.size() > 4 * 10);
   CHECK(a == b);
@@ -183,7 +189,7 @@ TEST_CASE("same spec and seed: bit-identical weights and metrics with 1 and 2 th
   }
   RunnerOptions resume = quiet_options(2, partial);
   resume.resume = true;
-  REQUIRE(run_experiment(spec("good/tiny-sweep.yaml"), resume) == 0);
+  REQUIRE(run_experiment(spec(name), resume) == 0);
   CHECK(fingerprint(partial) == a);
   CHECK(ResultsReader(partial).run_ids().size() == 4);
 }

@@ -1,5 +1,6 @@
-// Training: optimizers against PyTorch, clipping, early stopping, divergence, and checkpoints
-// that resume bit-identically.
+// Training: optimizers and learning-rate schedules against PyTorch, label smoothing, scheduled
+// sampling, gradient statistics, clipping, early stopping, divergence, and checkpoints that
+// resume bit-identically.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include "lab/results/results_format.hpp"
+#include "attnlab/autodiff/ops.hpp"
+#include "attnlab/gradcheck.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "golden.hpp"
 #include "test_support.hpp"
@@ -68,21 +71,22 @@ std::string temp_h5() {
 
 }  // namespace
 
-TEST_CASE("Adam and SGD with momentum take PyTorch's steps", "[training][optimizers][golden]") {
+TEST_CASE("Adam, AdamW and SGD with momentum take PyTorch's steps", "[training][optimizers][golden]") {
   const Golden g("optimizers.txt");
-  for (const std::string name : {"adam", "sgd_momentum"}) {
+  for (const std::string name : {"adam", "sgd_momentum", "adamw"}) {
     DYNAMIC_SECTION(name) {
       Var w = leaf(g[name + ".W0"]);
       const Var x = constant(g["x"]), t = constant(g["t"]);
       Options o;
       if (name == "sgd_momentum") o.set("momentum", "0.9");
-      auto opt = builtins().optimizers.create(name == "adam" ? "adam" : "sgd", OptimizerArgs{o, {{"W", w}}, 0.1f});
+      if (name == "adamw") o.set("weight_decay", "0.1");
+      auto opt = builtins().optimizers.create(name == "sgd_momentum" ? "sgd" : name, OptimizerArgs{o, {{"W", w}}});
       for (int step = 0; step < 3; ++step) {
         w.zero_grad();
         Tensor xv = x.value();
         xv.reshape({4, 1});
         sum(square(reshape(matmul(w, constant(xv)), {3}) - t)).backward();
-        opt->step();
+        opt->step(0.1f);
       }
       CHECK(max_scaled_error(w.value(), g[name + ".W3"]) < 1e-5);
     }
@@ -100,21 +104,32 @@ TEST_CASE("global-norm clipping scales every gradient by max_norm / norm", "[tra
 }
 
 TEST_CASE("a run resumed from a checkpoint ends bit-identical to an uninterrupted one", "[training][checkpoint]") {
+  // Plain, and with every knob that draws from the stream or counts updates.
+  const bool knobs = GENERATE(false, true);
+  INFO("scheduled sampling, step schedule with warmup, label smoothing: " << knobs);
+  TrainConfig config = small_config(4);
+  if (knobs) {
+    config.teacher_forcing = {0.8, "linear", 0.0, 0.05, 0.2};
+    config.schedule.name = "step";
+    config.schedule.warmup = 3;
+    config.schedule.step_size = 4;
+    config.label_smoothing = 0.1f;
+  }
   SmallRun whole;
-  Trainer straight(*whole.model, whole.store, builtins(), small_config(4), 11);
+  Trainer straight(*whole.model, whole.store, builtins(), config, 11);
   REQUIRE(straight.run() == RunStatus::finished);
 
   const std::string path = temp_h5();
   {
     SmallRun first;
-    Trainer t(*first.model, first.store, builtins(), small_config(4), 11);
+    Trainer t(*first.model, first.store, builtins(), config, 11);
     int epochs = 0;
     CHECK(t.run([&](const EpochRecord&) { return ++epochs < 2; }) == RunStatus::interrupted);
     write_trainer_state(path, t.state(), "config");
   }
   SmallRun second;  // fresh parameters (another initialisation), replaced by the checkpoint's
   second.rng = Rng(99);
-  Trainer resumed(*second.model, second.store, builtins(), small_config(4), 11);
+  Trainer resumed(*second.model, second.store, builtins(), config, 11);
   resumed.restore(read_trainer_state(path));
   CHECK(resumed.epochs_done() == 2);
   REQUIRE(resumed.run() == RunStatus::finished);
@@ -125,6 +140,8 @@ TEST_CASE("a run resumed from a checkpoint ends bit-identical to an uninterrupte
   }
   for (std::size_t e = 0; e < 4; ++e) {
     CHECK(straight.history()[e].train_loss == resumed.history()[e].train_loss);
+    CHECK(straight.history()[e].lr == resumed.history()[e].lr);
+    CHECK(straight.history()[e].statistics == resumed.history()[e].statistics);
     CHECK(straight.history()[e].metrics == resumed.history()[e].metrics);
   }
   std::remove(path.c_str());
@@ -168,4 +185,135 @@ TEST_CASE("a loss that becomes NaN or infinite stops the run as diverged", "[tra
   REQUIRE(t.run() == RunStatus::diverged);
   REQUIRE(t.history().size() < 20);
   CHECK_FALSE(std::isfinite(t.history().back().train_loss));
+}
+
+TEST_CASE("every learning-rate schedule gives torch.optim.lr_scheduler's rates, update by update", "[training][schedules][golden]") {
+  const Golden g("lr_schedules.txt");
+  const std::size_t updates = g["constant"].size();
+  for (const std::string name : {"constant", "step", "cosine", "noam"}) {
+    for (const bool warmup : {false, true}) {
+      if (name == "noam" && warmup) continue;  // noam's warmup is part of its formula
+      DYNAMIC_SECTION(name << (warmup ? " with warmup" : "")) {
+        LrSchedule s;
+        s.name = name;
+        s.warmup = name == "noam" ? 10 : warmup ? 5 : 0;
+        s.step_size = 7, s.gamma = 0.5;
+        s.min_lr = 0.01;
+        s.factor = 2.0, s.d_model = 32;
+        Tensor ours = Tensor::from_shape({updates});
+        for (std::size_t u = 1; u <= updates; ++u) ours(u - 1) = static_cast<float>(scheduled_lr(s, 0.5, u, updates));
+        CHECK(max_scaled_error(ours, g[name + (warmup ? "_warmup" : "")]) < 1e-6);
+      }
+    }
+  }
+  LrSchedule wrong;  // the check can fail: a step schedule is not a cosine one
+  wrong.name = "step", wrong.step_size = 7, wrong.gamma = 0.5;
+  Tensor step_rates = Tensor::from_shape({updates});
+  for (std::size_t u = 1; u <= updates; ++u) step_rates(u - 1) = static_cast<float>(scheduled_lr(wrong, 0.5, u, updates));
+  CHECK(max_scaled_error(step_rates, g["cosine"]) > 1e-2);
+}
+
+TEST_CASE("label-smoothed masked cross-entropy equals PyTorch's cross_entropy(label_smoothing) over valid tokens", "[training][golden][autodiff]") {
+  const Golden g("label_smoothing.txt");
+  const Var logits = leaf(g["logits"]);
+  const IntTensor labels = g.ints("labels"), lens = g.ints("lens");
+  const auto eps = static_cast<float>(g["eps"](0));
+  const Var per_sequence = masked_cross_entropy(logits, labels, lens, eps);
+  CHECK(max_scaled_error(per_sequence.value(), g["per_sequence"]) < 1e-5);
+  // PyTorch averages over the valid tokens: sum_b T * loss_b / tokens.
+  const float steps = static_cast<float>(labels.shape()[1]), tokens = static_cast<float>(xt::sum(lens)());
+  const Var token_mean = sum(per_sequence) * (steps / tokens);
+  CHECK(max_scaled_error(token_mean.value(), g["token_mean"]) < 1e-5);
+  token_mean.backward();
+  CHECK(max_scaled_error(logits.grad(), g["dlogits"]) < 1e-5);
+  // eps = 0 is the plain cross-entropy, which the smoothed golden does not match.
+  CHECK(max_scaled_error(masked_cross_entropy(logits, labels, lens).value(), g["per_sequence"]) > 1e-3);
+}
+
+TEST_CASE("label-smoothed masked cross-entropy passes a finite-difference gradient check", "[training][gradcheck]") {
+  Rng rng(8);
+  const Var x = leaf(randn({2, 3, 5}, rng));
+  IntTensor labels = {{1, 4, 0}, {2, 2, 3}};
+  const IntTensor lens = {3, 1};
+  for (const float eps : {0.0f, 0.1f, 0.5f}) {
+    INFO("eps " << eps);
+    const GradCheckResult r = gradcheck([&] { return masked_cross_entropy(x, labels, lens, eps); }, NamedVars{{"x", x}}, rng);
+    INFO(r.report);
+    CHECK(r.ok);
+  }
+}
+
+TEST_CASE("scheduled sampling's ratio follows Bengio et al.'s three decays", "[training][teacher_forcing]") {
+  const TeacherForcing linear{1.0, "linear", 0.0, 0.1, 0.2};
+  CHECK(teacher_forcing_ratio(linear, 0) == Approx(1.0));
+  CHECK(teacher_forcing_ratio(linear, 5) == Approx(0.5));
+  CHECK(teacher_forcing_ratio(linear, 100) == Approx(0.2));  // the floor
+  const TeacherForcing exponential{1.0, "exponential", 0.9, 0.0, 0.0};
+  CHECK(teacher_forcing_ratio(exponential, 2) == Approx(0.81));
+  const TeacherForcing inverse_sigmoid{1.0, "inverse_sigmoid", 10.0, 0.0, 0.0};
+  CHECK(teacher_forcing_ratio(inverse_sigmoid, 0) == Approx(10.0 / 11.0));
+  CHECK(teacher_forcing_ratio(inverse_sigmoid, static_cast<std::size_t>(std::lround(10 * std::log(10.0)))) == Approx(0.5).epsilon(0.01));
+  CHECK(teacher_forcing_ratio(inverse_sigmoid, 1000000) < 1e-300);  // exp overflow held off
+  const TeacherForcing constant{0.5, "none", 0.0, 0.0, 0.0};
+  CHECK(teacher_forcing_ratio(constant, 12345) == 0.5);
+  CHECK_FALSE(TeacherForcing{}.samples());
+  CHECK(constant.samples());
+}
+
+TEST_CASE("teacher forcing below 1 feeds the model its own predictions, reproducibly from the seed", "[training][teacher_forcing]") {
+  const auto train = [](double ratio, std::uint64_t seed) {
+    SmallRun run;
+    TrainConfig c = small_config(2);
+    c.teacher_forcing.ratio = ratio;
+    Trainer t(*run.model, run.store, builtins(), c, seed);
+    t.run();
+    return std::make_pair(run.store.items()[0].second.value(), t.history().back());
+  };
+  const auto forced = train(1.0, 11), sampled = train(0.5, 11), again = train(0.5, 11), other_seed = train(0.5, 12);
+  CHECK((sampled.first == again.first));
+  CHECK(sampled.second.train_loss == again.second.train_loss);
+  CHECK_FALSE((sampled.first == forced.first));
+  CHECK(sampled.second.train_loss != other_seed.second.train_loss);
+  CHECK(sampled.second.statistics.at("teacher_forcing") == 0.5);
+  CHECK(forced.second.statistics.count("teacher_forcing") == 0);
+}
+
+TEST_CASE("models refuse the training options their loss does not honour", "[training][teacher_forcing]") {
+  SmallRun transformer("transformer");
+  TrainConfig c = small_config(1);
+  c.teacher_forcing.ratio = 0.5;
+  CHECK_THROWS_WITH(Trainer(*transformer.model, transformer.store, builtins(), c, 1),
+                    Catch::Contains("does not take teacher forcing"));
+  c.teacher_forcing.ratio = 1.0;
+  c.label_smoothing = 0.1f;
+  CHECK_NOTHROW(Trainer(*transformer.model, transformer.store, builtins(), c, 1));
+}
+
+TEST_CASE("the history records the learning rate, clipping and the gradient norm of each parameter group", "[training][statistics]") {
+  SmallRun run;
+  TrainConfig c = small_config(3);
+  c.batch_size = 96;  // the whole training set: one update per epoch
+  c.schedule.name = "step";
+  c.schedule.step_size = 2;
+  c.schedule.gamma = 0.5;
+  c.clip = 1e-6;  // every step is clipped
+  Trainer t(*run.model, run.store, builtins(), c, 3);
+  t.run();
+  for (const EpochRecord& e : t.history()) {
+    INFO("epoch " << e.epoch);
+    CHECK(e.lr == Approx(scheduled_lr(c.schedule, c.lr, e.epoch, 3)));
+    CHECK(e.clipped_fraction == 1.0);
+    double squares = 0.0;  // one step: the groups' norms make up the global norm
+    for (const auto& [name, value] : e.statistics)
+      if (name.rfind("grad_norm.", 0) == 0) squares += value * value;
+    CHECK(std::sqrt(squares) == Approx(e.grad_norm).epsilon(1e-9));
+    CHECK(e.statistics.count("grad_norm.encoder"));
+    CHECK(e.statistics.count("grad_norm.decoder"));
+  }
+  CHECK(t.history()[2].lr == Approx(0.5 * c.lr));
+  c.clip = 0.0;  // clipping off: nothing clipped
+  SmallRun unclipped;
+  Trainer u(*unclipped.model, unclipped.store, builtins(), c, 3);
+  u.run();
+  CHECK(u.history()[0].clipped_fraction == 0.0);
 }

@@ -309,13 +309,14 @@ def nadaraya_watson_golden():
 
 
 def adam_golden():
-    """torch.optim.Adam (lr 0.1, default betas) for 3 steps on sum((W x - t)^2), then SGD with momentum 0.9."""
+    """torch.optim.Adam (lr 0.1, default betas) for 3 steps on sum((W x - t)^2), then SGD with momentum 0.9, then AdamW (weight decay 0.1)."""
     g = torch.Generator().manual_seed(40)
     x = torch.randn(4, generator=g)
     t = torch.randn(3, generator=g)
     tensors = {"x": x, "t": t}
     for name, make in [("adam", lambda p: torch.optim.Adam([p], lr=0.1)),
-                       ("sgd_momentum", lambda p: torch.optim.SGD([p], lr=0.1, momentum=0.9))]:
+                       ("sgd_momentum", lambda p: torch.optim.SGD([p], lr=0.1, momentum=0.9)),
+                       ("adamw", lambda p: torch.optim.AdamW([p], lr=0.1, weight_decay=0.1))]:
         W = torch.randn(3, 4, generator=g)
         tensors[name + ".W0"] = W.clone()
         W.requires_grad_()
@@ -328,7 +329,75 @@ def adam_golden():
     write("optimizers.txt", tensors, adam_golden.__doc__)
 
 
+LR_UPDATES = 40  # updates of every schedule golden
+LR_BASE = 0.5
+
+
+def lr_sequence(make_scheduler):
+    """The learning rate of each of LR_UPDATES updates: read before optimizer.step(), then scheduler.step()."""
+    p = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([p], lr=LR_BASE)
+    sched = make_scheduler(opt)
+    rates = []
+    for _ in range(LR_UPDATES):
+        rates.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    return torch.tensor(rates)
+
+
+def with_warmup(warmup, make_main):
+    """Linear warmup lr * u / W for updates u = 1..W, then the main schedule from its start."""
+    lrs = torch.optim.lr_scheduler
+
+    def make(opt):
+        ramp = lrs.LinearLR(opt, start_factor=1.0 / warmup, end_factor=1.0, total_iters=warmup - 1)
+        return lrs.SequentialLR(opt, [ramp, make_main(opt)], milestones=[warmup])
+    return make
+
+
+def lr_schedule_golden():
+    """torch.optim.lr_scheduler, stepped once per update for 40 updates from lr 0.5: constant (LambdaLR of 1),
+    StepLR(7, 0.5), CosineAnnealingLR(T_max = 40 - W, eta_min 0.01), noam as LambdaLR (factor 2, d_model 32,
+    warmup 10), and warmup 5 (LinearLR in a SequentialLR) in front of the first three."""
+    lrs = torch.optim.lr_scheduler
+    warmup = 5
+    noam = lambda i: 2.0 * 32 ** -0.5 * min((i + 1) ** -0.5, (i + 1) * 10 ** -1.5)
+    mains = {
+        "constant": lambda w: (lambda opt: lrs.LambdaLR(opt, lambda i: 1.0)),
+        "step": lambda w: (lambda opt: lrs.StepLR(opt, step_size=7, gamma=0.5)),
+        "cosine": lambda w: (lambda opt: lrs.CosineAnnealingLR(opt, T_max=LR_UPDATES - w, eta_min=0.01)),
+    }
+    tensors = {}
+    for name, main in mains.items():
+        tensors[name] = lr_sequence(main(0))
+        tensors[name + "_warmup"] = lr_sequence(with_warmup(warmup, main(warmup)))
+    tensors["noam"] = lr_sequence(lambda opt: lrs.LambdaLR(opt, noam))
+    write("lr_schedules.txt", tensors, lr_schedule_golden.__doc__.replace("\n", " "))
+
+
+def label_smoothing_golden():
+    """cross_entropy(label_smoothing=0.1) over the valid tokens of logits [3, 4, 6] (lengths 4, 2, 0): d2l's
+    per-sequence means (masked, over all T) and PyTorch's mean over valid tokens, with its gradient."""
+    g = torch.Generator().manual_seed(50)
+    logits = torch.randn(3, 4, 6, generator=g) * 2
+    labels = torch.randint(0, 6, (3, 4), generator=g)
+    lens = torch.tensor([4, 2, 0])
+    eps = 0.1
+    x = logits.clone().requires_grad_()
+    mask = torch.arange(4) < lens.unsqueeze(1)
+    token = torch.nn.functional.cross_entropy(x.permute(0, 2, 1), labels, reduction="none", label_smoothing=eps)
+    per_sequence = (token * mask).mean(dim=1)
+    token_mean = torch.nn.functional.cross_entropy(x[mask], labels[mask], label_smoothing=eps)
+    token_mean.backward()
+    write("label_smoothing.txt", {"logits": logits, "labels": labels.double(), "lens": lens.double(), "eps": torch.tensor(eps),
+                                  "per_sequence": per_sequence, "token_mean": token_mean, "dlogits": x.grad},
+          label_smoothing_golden.__doc__.replace("\n", " "))
+
+
 if __name__ == "__main__":
+    lr_schedule_golden()
+    label_smoothing_golden()
     nadaraya_watson_golden()
     adam_golden()
     attention_composite()

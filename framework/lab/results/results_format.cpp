@@ -23,7 +23,11 @@ std::string example_name(std::size_t index) { return "example_" + std::to_string
 std::string data_of(const std::string& id) { return group_of(id) + "/data"; }
 std::string vocab_of(const std::string& id) { return group_of(id) + "/vocab"; }
 const std::string metric_prefix = "metric.";
-const std::vector<std::string> fixed_history = {"epoch", "train_loss", "grad_norm", "seconds"};
+const std::vector<std::string> fixed_history = {"epoch", "train_loss", "grad_norm", "clipped_fraction", "lr", "seconds"};
+// A history column that holds a training statistic (EpochRecord::statistics), not a metric.
+bool is_statistic(const std::string& column) {
+  return column == "teacher_forcing" || column.rfind("grad_norm.", 0) == 0;
+}
 
 // "encoder.rnn.layer0.W_ih" -> "<run>/params/encoder/rnn/layer0/W_ih"
 std::string param_of(const std::string& id, const std::string& dotted) {
@@ -83,10 +87,14 @@ std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& grou
   for (const std::string& column : f.children(group)) {
     const std::vector<double> values = f.read_doubles(group + "/" + column);
     for (std::size_t i = 0; i < values.size() && i < history.size(); ++i) {
-      if (column == "train_loss") history[i].train_loss = values[i];
-      else if (column == "grad_norm") history[i].grad_norm = values[i];
-      else if (column == "seconds") history[i].seconds = values[i];
-      else if (column != "epoch" && !std::isnan(values[i])) history[i].metrics[column] = values[i];
+      EpochRecord& e = history[i];
+      if (column == "train_loss") e.train_loss = values[i];
+      else if (column == "grad_norm") e.grad_norm = values[i];
+      else if (column == "clipped_fraction") e.clipped_fraction = values[i];
+      else if (column == "lr") e.lr = values[i];
+      else if (column == "seconds") e.seconds = values[i];
+      else if (is_statistic(column)) e.statistics[column] = values[i];
+      else if (column != "epoch" && !std::isnan(values[i])) e.metrics[column] = values[i];
     }
   }
   return history;
@@ -147,16 +155,21 @@ NamedTensors read_named(const Hdf5File& f, const std::string& group) {
 HistoryColumns history_columns(const std::vector<EpochRecord>& history) {
   HistoryColumns columns;
   for (const std::string& name : fixed_history) columns.emplace_back(name, std::vector<double>{});
-  std::map<std::string, std::vector<double>> metrics;
-  for (const EpochRecord& e : history)
-    for (const auto& kv : e.metrics) metrics[kv.first];
+  std::map<std::string, std::vector<double>> statistics, metrics;  // NaN where an epoch lacks one
   for (const EpochRecord& e : history) {
-    columns[0].second.push_back(static_cast<double>(e.epoch));
-    columns[1].second.push_back(e.train_loss);
-    columns[2].second.push_back(e.grad_norm);
-    columns[3].second.push_back(e.seconds);
-    for (auto& [k, column] : metrics) column.push_back(e.metrics.count(k) ? e.metrics.at(k) : std::nan(""));
+    for (const auto& kv : e.statistics) statistics[kv.first];
+    for (const auto& kv : e.metrics) metrics[kv.first];
   }
+  const auto fill = [](std::map<std::string, std::vector<double>>& out, const std::map<std::string, double>& values) {
+    for (auto& [k, column] : out) column.push_back(values.count(k) ? values.at(k) : std::nan(""));
+  };
+  for (const EpochRecord& e : history) {
+    const double fixed[] = {static_cast<double>(e.epoch), e.train_loss, e.grad_norm, e.clipped_fraction, e.lr, e.seconds};
+    for (std::size_t c = 0; c < fixed_history.size(); ++c) columns[c].second.push_back(fixed[c]);
+    fill(statistics, e.statistics);
+    fill(metrics, e.metrics);
+  }
+  for (auto& kv : statistics) columns.emplace_back(kv.first, std::move(kv.second));
   for (auto& kv : metrics) columns.emplace_back(kv.first, std::move(kv.second));
   return columns;
 }

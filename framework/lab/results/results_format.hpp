@@ -7,7 +7,8 @@
 //   /runs/<id>/                attrs config, sweep_point, seed, index, status, error,
 //                              wall_seconds, epochs_done, resumed_from_epoch, metric.<name>
 //   /runs/<id>/params/<a>/<b>  float32, one dataset per parameter (path "a.b")
-//   /runs/<id>/history/<col>   float64 per epoch: epoch, train_loss, grad_norm, seconds, metrics
+//   /runs/<id>/history/<col>   float64 per epoch: epoch, train_loss, grad_norm, clipped_fraction, lr,
+//                              seconds, grad_norm.<group>, teacher_forcing (when sampled), metrics
 //   /runs/<id>/attention/example_<i>/<map>/{weights, queries, keys, query_positions, key_positions}
 //   /runs/<id>/data/<name>     arrays a picture needs (Nadaraya-Watson)
 //   /runs/<id>/vocab/{source, target}, attr num_steps
@@ -33,7 +34,8 @@ namespace attn {
 constexpr const char* results_format_name = "attnlab-results";
 // 2: history has grad_norm, the root has format_version. Files of format 1 (attnlab before the
 // core/lab split, no format_version attribute) still read.
-constexpr long results_format_version = 2;
+// 3: history has clipped_fraction, lr, grad_norm.<group> and (scheduled sampling) teacher_forcing.
+constexpr long results_format_version = 3;
 constexpr const char* attnlab_version = "0.2.0";
 
 // What the root of a results file says about it.

@@ -116,6 +116,26 @@ void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<
                      "' reports every evaluated epoch)"});
 }
 
+// Training options the model's loss does not honour are refused, once, at the first key that asks.
+void check_model_takes_training(const RunPlan& plan, const Model& model, std::vector<Diagnostic>& out) {
+  const auto refuse = [&](const std::vector<std::string>& keys, const std::string& why) {
+    std::string written, first;
+    for (const std::string& key : keys) {
+      if (!plan.values.count(key)) continue;
+      if (written.empty()) first = where_of(plan, key);
+      written += (written.empty() ? "'" : ", '") + key + "'";
+    }
+    if (!written.empty()) out.push_back({first, "model '" + plan.model + "' " + why + "; remove " + written});
+  };
+  if (plan.training.label_smoothing > 0.0f && !model.takes_label_smoothing())
+    refuse({"training.label_smoothing"}, "is not trained with a cross-entropy, so it takes no label smoothing");
+  if (plan.training.teacher_forcing.samples() && !model.takes_teacher_forcing())
+    refuse({"training.teacher_forcing", "training.scheduled_sampling.decay", "training.scheduled_sampling.k",
+            "training.scheduled_sampling.slope", "training.scheduled_sampling.min"},
+           "takes no teacher forcing below 1 and no scheduled sampling (only seq2seq does: the Transformer's decoder "
+           "reads the whole gold prefix at once)");
+}
+
 }  // namespace
 
 std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries) {
@@ -124,8 +144,9 @@ std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& regist
     try {
       const auto parts = build_run(plan, registries, spec.directory);
       make_plugin(registries.optimizers, plan.training.optimizer,
-                  OptimizerArgs{plan.training.optimizer.options, parts->params.items(), plan.training.lr});
+                  OptimizerArgs{plan.training.optimizer.options, parts->params.items()});
       check_early_stopping_metric(plan, *parts->model, found);
+      check_model_takes_training(plan, *parts->model, found);
     } catch (const SpecError& e) {
       found.push_back({e.where(), e.message()});
     } catch (const std::exception& e) {  // a plugin that misbehaves when the model is evaluated

@@ -3,6 +3,8 @@
 // and shows the default that the field's initialiser gives.
 #include "lab/spec/schema.hpp"
 
+#include "attnlab/suggest.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -69,6 +71,15 @@ SpecKey bound_text(std::string key, std::string range, std::string doc, std::str
   return row;
 }
 
+template <auto... Path>
+SpecKey bound_choice(std::string key, const std::vector<std::string>& choices, std::string doc) {
+  std::string range;
+  for (const std::string& c : choices) range += (range.empty() ? "`" : ", `") + c + "`";
+  SpecKey row = bound_text<Path...>(std::move(key), "one of " + range, std::move(doc));
+  row.choices = choices;
+  return row;
+}
+
 SpecKey spec_level(std::string key, ValueType type, std::string range, std::string doc, std::string default_doc) {
   return SpecKey{std::move(key), type, {}, std::move(range), std::move(doc), std::move(default_doc)};
 }
@@ -89,11 +100,15 @@ Bounds at_least(double min) { return {min, inf, false}; }
 Bounds above(double min) { return {min, inf, true}; }
 Bounds between(double min, double max) { return {min, max, false}; }
 
-std::vector<SpecKey> make_spec_keys() {
-  using P = RunPlan;
-  using T = TrainConfig;
-  using D = DecodeOptions;
-  using V = ValueType;
+using P = RunPlan;
+using T = TrainConfig;
+using S = LrSchedule;
+using F = TeacherForcing;
+using D = DecodeOptions;
+using V = ValueType;
+
+// The keys of the whole spec, the dataset and the model.
+std::vector<SpecKey> spec_data_model_keys() {
   return {
       spec_level("name", V::string, "not empty", "a title for the experiment, stored as the root attribute `name`",
                  "the spec file's name without its extension"),
@@ -111,10 +126,44 @@ std::vector<SpecKey> make_spec_keys() {
                   "`nadaraya_watson`, `seq2seq`, `transformer`, or a loaded one"),
       open_section("model.<option>", [](P& p) -> Options& { return p.model_options; },
                    "the model's options, nested maps allowed ([datasets-and-models.md](datasets-and-models.md))", "model"),
-      bound_text<&P::training, &T::optimizer>("training.optimizer", "a registered optimizer", "`sgd` or `adam`"),
+  };
+}
+
+// training.*: the optimizer, the schedule, the loss and the decoder's inputs.
+std::vector<SpecKey> training_keys() {
+  return {
+      bound_text<&P::training, &T::optimizer>("training.optimizer", "a registered optimizer", "`sgd`, `adam` or `adamw`"),
       open_section("training.optimizer_options.<option>", [](P& p) -> Options& { return p.training.optimizer.options; },
-                   "sgd: `momentum`, `weight_decay`; adam: `beta1`, `beta2`, `eps`, `weight_decay`", "optimizer"),
-      bound<&P::training, &T::lr>("training.lr", V::real, above(0), "learning rate"),
+                   "sgd: `momentum`, `weight_decay`; adam, adamw: `beta1`, `beta2`, `eps`, `weight_decay` (adamw's is "
+                   "decoupled, default 0.01)", "optimizer"),
+      bound<&P::training, &T::lr>("training.lr", V::real, above(0), "learning rate (the schedule's base rate)"),
+      bound_choice<&P::training, &T::schedule, &S::name>("training.schedule.name", lr_schedule_names(),
+                                                         "learning-rate schedule over the run's updates ([training.md](training.md))"),
+      bound<&P::training, &T::schedule, &S::warmup>("training.schedule.warmup", V::integer, between(0, 1e9),
+                                                    "updates of linear warmup from lr/W to lr (noam: its warmup, required)"),
+      bound<&P::training, &T::schedule, &S::step_size>("training.schedule.step_size", V::integer, between(1, 1e9),
+                                                       "step: updates between two decays of the rate"),
+      bound<&P::training, &T::schedule, &S::gamma>("training.schedule.gamma", V::real, Bounds{0, 1, true},
+                                                   "step: the rate is multiplied by gamma every step_size updates"),
+      bound<&P::training, &T::schedule, &S::min_lr>("training.schedule.min_lr", V::real, at_least(0),
+                                                    "cosine: the rate at the last update (at most lr)"),
+      bound<&P::training, &T::schedule, &S::factor>("training.schedule.factor", V::real, above(0),
+                                                    "noam: lr_u = lr * factor * d_model^-0.5 * min(u^-0.5, u * W^-1.5)"),
+      bound<&P::training, &T::schedule, &S::d_model>("training.schedule.d_model", V::integer, between(1, 1e9),
+                                                     "noam: the model width in its formula", "(required for noam)"),
+      bound<&P::training, &T::label_smoothing>("training.label_smoothing", V::real, between(0, 1),
+                                               "eps: the cross-entropy's target is (1 - eps) one-hot + eps / V (sequence models)"),
+      bound<&P::training, &T::teacher_forcing, &F::ratio>("training.teacher_forcing", V::real, between(0, 1),
+                                                          "P(the decoder is fed the gold previous token) while training (seq2seq)"),
+      bound_choice<&P::training, &T::teacher_forcing, &F::decay>("training.scheduled_sampling.decay", teacher_forcing_decays(),
+                                                                 "how the teacher-forcing ratio decays over updates (Bengio et al. 2015)"),
+      bound<&P::training, &T::teacher_forcing, &F::k>("training.scheduled_sampling.k", V::real, above(0),
+                                                      "exponential: ratio * k^i (k < 1); inverse_sigmoid: ratio * k / (k + exp(i / k)) (k >= 1)",
+                                                      "(required for exponential, inverse_sigmoid)"),
+      bound<&P::training, &T::teacher_forcing, &F::slope>("training.scheduled_sampling.slope", V::real, above(0),
+                                                          "linear: max(min, ratio - slope * i)", "(required for linear)"),
+      bound<&P::training, &T::teacher_forcing, &F::min>("training.scheduled_sampling.min", V::real, between(0, 1),
+                                                        "linear: the floor of the ratio"),
       bound<&P::training, &T::epochs>("training.epochs", V::integer, between(0, 1e9),
                                       "passes over the training data (0: evaluate the untrained model)"),
       bound<&P::training, &T::batch_size>("training.batch_size", V::integer, between(1, 1e9),
@@ -129,6 +178,12 @@ std::vector<SpecKey> make_spec_keys() {
                                               "(off)"),
       bound<&P::training, &T::patience>("training.early_stopping.patience", V::integer, between(1, 1e9),
                                         "evaluations without improvement before stopping"),
+  };
+}
+
+// evaluation.*, record.* and sweep.*.
+std::vector<SpecKey> evaluation_keys() {
+  return {
       bound<&P::evaluation, &D::beam>("evaluation.beam", V::integer, between(1, 1e4), "beam size for `attnlab translate` (1 = greedy)"),
       bound<&P::evaluation, &D::alpha>("evaluation.alpha", V::real, between(0, 100),
                                        "beam-search length penalty for `attnlab translate`: score = log P / L^alpha"),
@@ -139,6 +194,13 @@ std::vector<SpecKey> make_spec_keys() {
       spec_level("sweep.<key>", V::sweep, "values valid for `<key>`",
                  "one run per combination of the swept keys, e.g. `sweep.seed: [1, 2, 3]`", ""),
   };
+}
+
+std::vector<SpecKey> make_spec_keys() {
+  std::vector<SpecKey> keys;
+  for (auto part : {spec_data_model_keys, training_keys, evaluation_keys})
+    for (SpecKey& row : part()) keys.push_back(std::move(row));
+  return keys;
 }
 
 bool is_numeric(ValueType t) { return t == ValueType::integer || t == ValueType::real || t == ValueType::int_list; }
@@ -216,6 +278,8 @@ const SpecKey* plugin_section_of(const std::string& key) {
 
 std::string check_value(const SpecKey& row, const std::string& text) {
   const std::string key = "'" + row.key + "'";
+  if (!row.choices.empty() && std::find(row.choices.begin(), row.choices.end(), text) == row.choices.end())
+    return key + ": " + unknown_name_message("value", text, row.choices);
   switch (row.type) {
     case ValueType::string:
     case ValueType::string_list:

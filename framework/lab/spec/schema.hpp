@@ -46,6 +46,7 @@ struct SpecKey {
   // Open sections: where the plugin's options go in the plan.
   Options& (*options)(RunPlan&) = nullptr;
   bool required = false;
+  std::vector<std::string> choices;  // a string key with a fixed set of values (else empty)
 
   std::string prefix() const;  // of an open section: "model."
   std::string type_doc() const;     // "int"

@@ -2,6 +2,7 @@
 // against the schema, expand the sweep and plan each run. See spec.hpp for the stages.
 #include "lab/spec/spec.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -41,11 +42,21 @@ void read_spec_level_keys(const SpecTable& table, Spec& spec) {
   if (const auto it = table.find("plugins"); it != table.end()) spec.plugins = it->second.items;
 }
 
-// One plan per sweep point; two points with one run id are an error (a value listed twice).
+// Each diagnostic once (sweep points share most of their keys).
+void append_new(const std::vector<Diagnostic>& found, std::vector<Diagnostic>& diags) {
+  for (const Diagnostic& d : found)
+    if (std::none_of(diags.begin(), diags.end(), [&](const Diagnostic& e) { return e.str() == d.str(); })) diags.push_back(d);
+}
+
+// One plan per sweep point, its training keys checked together; two points with one run id
+// are an error (a value listed twice).
 bool plan_runs(const WrittenSpec& written, Spec& spec, std::vector<Diagnostic>& diags) {
   std::set<std::string> ids;
   for (const PointSpec& point : expand_sweep(written)) {
     RunPlan plan = make_plan(point);
+    std::vector<Diagnostic> found;
+    check_training_plan(plan, found);
+    append_new(found, diags);
     if (!ids.insert(plan.id).second) {
       diags.push_back({written.sweep.empty() ? spec.path : written.sweep[0].values.where,
                        "two sweep points share the run id '" + plan.id + "' (a value listed twice?)"});
@@ -83,7 +94,7 @@ SpecResult read_spec_text(const std::string& text, const std::string& path, cons
   spec.text = text;
   spec.directory = std::filesystem::path(path).parent_path().string();
   read_spec_level_keys(written.table, spec);
-  if (plan_runs(written, spec, result.diagnostics)) result.spec = std::move(spec);
+  if (plan_runs(written, spec, result.diagnostics) && result.diagnostics.empty()) result.spec = std::move(spec);
   return result;
 }
 

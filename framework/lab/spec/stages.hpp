@@ -46,4 +46,8 @@ std::string run_id(const SweepPoint& point);
 // planning.cpp: the plan of one sweep point (its table is valid).
 RunPlan make_plan(const PointSpec& point);
 
+// training_rules.cpp: the training keys of a plan that depend on each other (a schedule's or a
+// decay's own keys, and the keys they need).
+void check_training_plan(const RunPlan& plan, std::vector<Diagnostic>& diags);
+
 }  // namespace attn

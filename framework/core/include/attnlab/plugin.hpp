@@ -24,7 +24,9 @@
 // 3: a fourth plugin kind, normalizers (PluginKinds and Registries gained a registry);
 //    attention_pooling takes the weights.
 // 4: PluginInfo carries an ABI tag.
-#define ATTNLAB_PLUGIN_API_VERSION 4
+// 5: Model::loss takes a TrainingStep (label smoothing, teacher forcing); Optimizer::step takes
+//    the update's learning rate (schedules) and OptimizerArgs no longer carries one.
+#define ATTNLAB_PLUGIN_API_VERSION 5
 
 namespace attn {
 

@@ -38,7 +38,7 @@ class NadarayaWatson final : public Model {
   std::size_t train_size() const override { return 1; }  // the whole training set is one batch
   bool trainable() const override { return trainable_; }
 
-  LossResult loss(const std::vector<std::size_t>&, Rng&) override {
+  LossResult loss(const std::vector<std::size_t>&, const TrainingStep&) override {
     const Var err = loo_predictions() - constant(data_.y_train);
     LossResult r;
     r.loss = sum(square(err));  // d2l: MSELoss(reduction='none'), then .sum()

@@ -6,6 +6,8 @@
 //             c_t = attention(query = top-layer s_{t-1}, keys = values = encoder outputs)
 //             s_t = cell([c_t, embed(y_{t-1})], s_{t-1})
 //   output:   p(y_t) = softmax(s_t W_out + b)
+// Training feeds y_{t-1} from the target (teacher forcing), or with training.teacher_forcing
+// below 1 sometimes the model's own prediction (scheduled sampling, forward_fed).
 // A bidirectional encoder gives the decoder states of size 2H: [forward; backward].
 // Options: embed, hidden, layers, dropout, cell, cell_options.*, bidirectional, packed,
 // init (xavier: every weight matrix but the embeddings Xavier-uniform, as d2l's init_seq2seq;
@@ -122,12 +124,23 @@ class Seq2Seq final : public SequenceModel {
       return (*output_)(r.outputs);
     }
     std::vector<Var> outputs;
-    for (std::size_t t = 0; t < dec_input.shape()[1]; ++t) {
-      const auto [out, weights] = attend_and_step(*state, slice(y, 1, t, t + 1), context);
-      outputs.push_back(out);
-    }
+    for (std::size_t t = 0; t < dec_input.shape()[1]; ++t) outputs.push_back(advance(*state, slice(y, 1, t, t + 1), context).first);
     return (*output_)(concat(outputs, 1));  // [B, T, V]
   }
+
+  // Scheduled sampling: one step at a time, each step's inputs from `feed` given the last logits.
+  Var forward_fed(const IntTensor& src, const IntTensor& src_lens, std::size_t steps, const InputFeed& feed,
+                  const ForwardContext& context) override {
+    auto state = encode(src, src_lens, context);
+    std::vector<Var> logits;  // [B, 1, V] per step
+    for (std::size_t t = 0; t < steps; ++t) {
+      const IntTensor ids = feed(t, t == 0 ? nullptr : &logits.back().value());  // [B, 1]
+      logits.push_back((*output_)(advance(*state, (*tgt_embed_)(ids), context).first));
+    }
+    return concat(logits, 1);  // [B, T, V]
+  }
+
+  bool takes_teacher_forcing() const override { return true; }
 
   std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) override {
     return encode(src, src_lens, ForwardContext::evaluation());
@@ -139,18 +152,12 @@ class Seq2Seq final : public SequenceModel {
     for (std::size_t b = 0; b < tokens.size(); ++b) ids(b, 0) = tokens[b];
     const Var y = (*tgt_embed_)(ids);  // [B, 1, E]
     DecodeStep s;
-    Var out;
+    const auto [out, weights] = advance(state, y, ForwardContext::evaluation());
     if (attention_) {
-      const auto [o, weights] = attend_and_step(state, y, ForwardContext::evaluation());
-      out = o;
       const std::size_t batch = tokens.size(), nk = weights.shape().back();
       Tensor w = weights.value();  // [B, 1, n_k] or [B, heads, 1, n_k]
       w.reshape({batch, 1, heads_, nk});  // [B, layer, head, n_k]
       s.attention.emplace_back("cross", std::move(w));
-    } else {
-      const RnnResult r = (*decoder_)(concat({y, state.context}, 2), std::nullopt, state.states, ForwardContext::evaluation());
-      state.states = r.states;
-      out = r.outputs;
     }
     const Var logits = (*output_)(out);  // [B, 1, V]
     s.log_probs = log_softmax(reshape(logits, {tokens.size(), logits.dim(2)})).value();
@@ -179,6 +186,15 @@ class Seq2Seq final : public SequenceModel {
       s->context = reshape(top, {top.dim(0), 1, top.dim(1)});
     }
     return s;
+  }
+
+  // One decoder step from the embedded inputs y_t [B, 1, E]: the step's output [B, 1, H] and,
+  // with attention, its weights (undefined without).
+  std::pair<Var, Var> advance(Seq2SeqState& s, const Var& y_t, const ForwardContext& context) {
+    if (attention_) return attend_and_step(s, y_t, context);
+    const RnnResult r = (*decoder_)(concat({y_t, s.context}, 2), std::nullopt, s.states, context);
+    s.states = r.states;
+    return {r.outputs, Var()};
   }
 
   // One decoder step with attention: query = top-layer state, context from the encoder

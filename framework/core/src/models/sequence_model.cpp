@@ -87,12 +87,43 @@ SequenceModel::SequenceModel(const ModelArgs& args) : data_(sequence_data(args, 
   d2l_loss_ = loss == "d2l";
 }
 
-// Masked cross-entropy of teacher-forced logits; reported per valid target token.
-LossResult SequenceModel::loss(const std::vector<std::size_t>& batch, Rng& rng) {
+Var SequenceModel::forward_fed(const IntTensor&, const IntTensor&, std::size_t, const InputFeed&, const ForwardContext&) {
+  throw Error("this model is always trained with teacher forcing (it does not take training.teacher_forcing)");
+}
+
+namespace {
+
+// Scheduled sampling's feed: row b's input at step t is the gold y_{t-1} with probability
+// `ratio` (one draw per row and step), else the argmax of its step t-1 logits; <bos> at t = 0.
+SequenceModel::InputFeed sampled_inputs(const IntTensor& tgt, double ratio, Rng& rng) {
+  return [&tgt, ratio, &rng](std::size_t t, const Tensor* previous) {
+    const std::size_t rows = tgt.shape()[0];
+    IntTensor ids = IntTensor::from_shape({rows, 1});
+    for (std::size_t b = 0; b < rows; ++b) {
+      if (t == 0) {
+        ids(b, 0) = Vocab::bos;
+        continue;
+      }
+      const bool gold = static_cast<double>(rng.uniform()) < ratio;
+      const std::size_t vocab = previous->shape()[2];
+      const float* l = previous->data() + b * vocab;
+      ids(b, 0) = gold ? tgt(b, t - 1) : static_cast<int>(std::max_element(l, l + vocab) - l);
+    }
+    return ids;
+  };
+}
+
+}  // namespace
+
+// Masked cross-entropy of the batch's logits; reported per valid target token.
+LossResult SequenceModel::loss(const std::vector<std::size_t>& batch, const TrainingStep& step) {
   const IntTensor src = take_rows(data_.train.src, batch), src_lens = take_rows(data_.train.src_lens, batch);
   const IntTensor tgt = take_rows(data_.train.tgt, batch), tgt_lens = take_rows(data_.train.tgt_lens, batch);
-  const Var logits = forward(src, src_lens, decoder_inputs(tgt), ForwardContext::training(rng));  // [B, T, V]
-  const Var per_sequence = masked_cross_entropy(logits, tgt, tgt_lens);        // [B], mean over T
+  const ForwardContext context = ForwardContext::training(step.rng);
+  const Var logits = step.teacher_forcing < 1.0  // [B, T, V]
+                         ? forward_fed(src, src_lens, tgt.shape()[1], sampled_inputs(tgt, step.teacher_forcing, step.rng), context)
+                         : forward(src, src_lens, decoder_inputs(tgt), context);
+  const Var per_sequence = masked_cross_entropy(logits, tgt, tgt_lens, step.label_smoothing);  // [B], mean over T
   const double tokens = static_cast<double>(xt::sum(tgt_lens)());
   const double steps = static_cast<double>(tgt.shape()[1]);
   const Var total = sum(per_sequence);  // sum_b (1/T) sum_t ce

@@ -9,14 +9,14 @@ namespace {
 class Sgd final : public Optimizer {
  public:
   explicit Sgd(const OptimizerArgs& a)
-      : params_(a.params), lr_(a.lr),
+      : params_(a.params),
         momentum_(a.options.get<float>("momentum", 0.0f, 0.0f, 1.0f)),
         weight_decay_(a.options.get<float>("weight_decay", 0.0f, 0.0f, 1e6f)) {
     if (momentum_ > 0.0f)
       for (const auto& [name, p] : params_) buffers_["momentum/" + name] = xt::zeros<float>(p.shape());
   }
 
-  void step() override {
+  void step(float lr) override {
     for (const auto& [name, p] : params_) {
       if (!p.has_grad()) continue;
       Tensor g = p.grad();
@@ -24,9 +24,9 @@ class Sgd final : public Optimizer {
       if (momentum_ > 0.0f) {
         Tensor& b = buffers_.at("momentum/" + name);
         b = momentum_ * b + g;
-        p.mutable_value() -= lr_ * b;
+        p.mutable_value() -= lr * b;
       } else {
-        p.mutable_value() -= lr_ * g;
+        p.mutable_value() -= lr * g;
       }
     }
   }
@@ -39,7 +39,7 @@ class Sgd final : public Optimizer {
 
  private:
   NamedVars params_;
-  float lr_, momentum_, weight_decay_;
+  float momentum_, weight_decay_;
   std::map<std::string, Tensor> buffers_;
 };
 

@@ -37,7 +37,11 @@ bool larger_is_better(const std::string& m) {
 Trainer::Trainer(Model& model, const ParamStore& params, const Registries& registries,
                  const TrainConfig& config, std::uint64_t seed)
     : model_(model), params_(params), config_(config), rng_(Rng(seed).derive("training")), named_(params.items()) {
-  optimizer_ = make_plugin(registries.optimizers, config.optimizer, OptimizerArgs{config.optimizer.options, named_, config.lr});
+  if (config.label_smoothing > 0.0f && !model.takes_label_smoothing())
+    throw Error("this model's loss is not a cross-entropy: it does not take label smoothing");
+  if (config.teacher_forcing.samples() && !model.takes_teacher_forcing())
+    throw Error("this model does not take teacher forcing below 1 or scheduled sampling (only seq2seq does)");
+  optimizer_ = make_plugin(registries.optimizers, config.optimizer, OptimizerArgs{config.optimizer.options, named_});
 }
 
 Trainer::~Trainer() = default;
@@ -71,31 +75,64 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
   }
 }
 
-// One pass over the training data in shuffled minibatches: loss -> backward -> clip -> step.
+std::size_t Trainer::steps_per_epoch() const {
+  return (model_.train_size() + config_.batch_size - 1) / std::max<std::size_t>(config_.batch_size, 1);
+}
+
+namespace {
+
+// The sums an epoch's record is made of.
+struct EpochTally {
+  double loss = 0, count = 0, norm = 0;
+  std::size_t steps = 0, clipped = 0;
+  std::map<std::string, double> group_norms;
+
+  void add(const LossResult& r, const GradientNorms& norms, bool was_clipped) {
+    loss += r.sum, count += r.count, norm += norms.total;
+    for (const auto& [group, value] : norms.groups) group_norms[group] += value;
+    clipped += was_clipped;
+    ++steps;
+  }
+
+  void fill(EpochRecord& rec) const {
+    const double n = static_cast<double>(std::max<std::size_t>(steps, 1));
+    rec.train_loss = loss / std::max(count, 1e-300);
+    rec.grad_norm = norm / n;
+    rec.clipped_fraction = static_cast<double>(clipped) / n;
+    for (const auto& [group, value] : group_norms) rec.statistics["grad_norm." + group] = value / n;
+  }
+};
+
+}  // namespace
+
+// One pass over the training data in shuffled minibatches: loss -> backward -> norms -> clip ->
+// step at the scheduled rate. Updates are counted over the whole run (every epoch has as many),
+// so the schedules continue exactly after a resume.
 EpochRecord Trainer::train_epoch() {
-  const std::size_t n = model_.train_size();
+  const std::size_t n = model_.train_size(), per_epoch = steps_per_epoch();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
   if (config_.shuffle)  // Fisher-Yates with the run's stream
     for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng_.below(i)]);
   EpochRecord rec;
   rec.epoch = history_.size() + 1;
-  double sum = 0, count = 0, norms = 0;
-  std::size_t steps = 0;
-  for (std::size_t from = 0; from < n; from += config_.batch_size) {
+  EpochTally tally;
+  std::size_t update = history_.size() * per_epoch;  // updates done before this one
+  double ratio = 1.0;
+  for (std::size_t from = 0; from < n; from += config_.batch_size, ++update) {
     const std::vector<std::size_t> batch(order.begin() + static_cast<std::ptrdiff_t>(from),
                                          order.begin() + static_cast<std::ptrdiff_t>(std::min(n, from + config_.batch_size)));
+    rec.lr = scheduled_lr(config_.schedule, config_.lr, update + 1, config_.epochs * per_epoch);
+    ratio = teacher_forcing_ratio(config_.teacher_forcing, update);
     params_.zero_grad();
-    const LossResult r = model_.loss(batch, rng_);
+    const LossResult r = model_.loss(batch, TrainingStep{rng_, config_.label_smoothing, ratio});
     r.loss.backward();
-    norms += clip_grad_norm(named_, config_.clip);
-    optimizer_->step();
-    sum += r.sum;
-    count += r.count;
-    ++steps;
+    const GradientNorms norms = gradient_norms(named_);
+    tally.add(r, norms, clip_to_norm(named_, norms.total, config_.clip));
+    optimizer_->step(static_cast<float>(rec.lr));
   }
-  rec.train_loss = sum / std::max(count, 1e-300);
-  rec.grad_norm = norms / static_cast<double>(std::max<std::size_t>(steps, 1));
+  tally.fill(rec);
+  if (config_.teacher_forcing.samples()) rec.statistics["teacher_forcing"] = ratio;
   return rec;
 }
 

@@ -90,7 +90,9 @@ Var mask_keys(const Var& x, const ValidLens& lens);
 // ---- losses (ops_loss.cpp) ----
 // d2l's MaskedSoftmaxCELoss: logits [B, T, V], labels [B, T], valid_lens [B] ->
 // per-sequence loss [B] = (1/T) sum_{t < valid_lens[b]} -log softmax(logits[b,t])[labels[b,t]].
-Var masked_cross_entropy(const Var& logits, const IntTensor& labels, const IntTensor& valid_lens);
+// With label smoothing eps the target is (1 - eps) onehot + eps / V, as PyTorch's
+// cross_entropy(label_smoothing=eps): -sum_v q_v log softmax(logits[b,t])_v.
+Var masked_cross_entropy(const Var& logits, const IntTensor& labels, const IntTensor& valid_lens, float smoothing = 0.0f);
 
 // ---- layers' primitives (ops_nn.cpp) ----
 // Embedding lookup: table [V, d], ids [...] -> [..., d]

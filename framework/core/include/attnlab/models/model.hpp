@@ -48,12 +48,22 @@ struct ExampleAttention {
   std::vector<AttentionMap> maps;
 };
 
+// What one training update asks of the model's loss besides the batch.
+struct TrainingStep {
+  Rng& rng;                      // the run's training stream: dropout, scheduled sampling
+  float label_smoothing = 0.0f;  // eps of the smoothed cross-entropy (if takes_label_smoothing)
+  double teacher_forcing = 1.0;  // P(the decoder is fed the gold previous token) (if takes_teacher_forcing)
+};
+
 class Model {
  public:
   virtual ~Model() = default;
   virtual std::size_t train_size() const = 0;
   // Loss on training examples `batch` (indices into the training split), training mode.
-  virtual LossResult loss(const std::vector<std::size_t>& batch, Rng& rng) = 0;
+  virtual LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) = 0;
+  // The training options this model's loss honours; a trainer refuses the others.
+  virtual bool takes_label_smoothing() const { return false; }
+  virtual bool takes_teacher_forcing() const { return false; }
   // Metrics on the evaluation split; `full` adds the expensive ones (decoding, BLEU).
   virtual Metrics evaluate(bool full) = 0;
   // Attention maps of evaluation examples (decoded with greedy search for sequence models).

@@ -4,6 +4,7 @@
 // advances the decoder by one token and reports that step's attention weights.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "attnlab/models/model.hpp"
@@ -46,10 +47,17 @@ struct Translation {
 
 class SequenceModel : public Model {
  public:
+  // The decoder inputs of step t [B, 1], given the logits of step t - 1 [B, 1, V] (null at t = 0).
+  using InputFeed = std::function<IntTensor(std::size_t t, const Tensor* previous_logits)>;
+
   explicit SequenceModel(const ModelArgs& args);
 
   std::size_t train_size() const override { return data_.train.size(); }
-  LossResult loss(const std::vector<std::size_t>& batch, Rng& rng) override;
+  // Masked cross-entropy (label-smoothed if asked) of the batch, teacher-forced; when the step's
+  // teacher_forcing is below 1 and the model takes it, decoder inputs are sampled as
+  // teacher_forcing.hpp describes.
+  LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) override;
+  bool takes_label_smoothing() const override { return true; }
   Metrics evaluate(bool full) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
 
@@ -63,6 +71,10 @@ class SequenceModel : public Model {
   // Teacher-forced logits [B, T, V] from sources and decoder inputs (<bos> + target[:-1]).
   virtual Var forward(const IntTensor& src, const IntTensor& src_lens, const IntTensor& dec_input,
                       const ForwardContext& context) = 0;
+  // Logits [B, steps, V] decoded one step at a time, each step's inputs chosen by `feed` (for
+  // scheduled sampling). Models that take teacher forcing override it.
+  virtual Var forward_fed(const IntTensor& src, const IntTensor& src_lens, std::size_t steps, const InputFeed& feed,
+                          const ForwardContext& context);
   virtual std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) = 0;
   virtual DecodeStep step(DecoderState& state, const std::vector<int>& tokens) = 0;
 

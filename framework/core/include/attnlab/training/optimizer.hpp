@@ -16,19 +16,29 @@ namespace attn {
 struct OptimizerArgs {
   const Options& options;
   NamedVars params;  // name -> parameter
-  float lr;
 };
 
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  virtual void step() = 0;  // one update from the current gradients
+  // One update from the current gradients at learning rate lr (the schedule's rate of this update).
+  virtual void step(float lr) = 0;
   // Every state tensor by name (e.g. "m/encoder.W"), for checkpoints; empty for stateless ones.
   virtual std::map<std::string, Tensor*> state() = 0;
 };
 
-// Global-norm clipping (d2l grad_clipping): if ||g|| = sqrt(sum of all g^2) > max_norm,
-// every gradient is scaled by max_norm / ||g||. Returns ||g|| before clipping.
+// Gradient norms ||g|| = sqrt(sum of g^2): of all parameters, and of each parameter group (the
+// first segment of the parameter's path: "encoder", "decoder", ...).
+struct GradientNorms {
+  double total = 0.0;
+  std::map<std::string, double> groups;
+};
+GradientNorms gradient_norms(const NamedVars& params);
+
+// Global-norm clipping (d2l grad_clipping): if ||g|| > max_norm (> 0), every gradient is
+// scaled by max_norm / ||g||. Returns ||g|| before clipping.
 double clip_grad_norm(const NamedVars& params, double max_norm);
+// The same from norms already measured; returns whether it scaled the gradients.
+bool clip_to_norm(const NamedVars& params, double norm, double max_norm);
 
 }  // namespace attn

@@ -1,5 +1,5 @@
-// The training loop: epochs of shuffled minibatches, loss -> backward -> global-norm clipping ->
-// optimizer step; evaluation after every `eval_every` epochs; early stopping on a validation
+// The training loop: epochs of shuffled minibatches, loss -> backward -> gradient norms ->
+// global-norm clipping -> optimizer step at the schedule's learning rate; evaluation after every `eval_every` epochs; early stopping on a validation
 // metric (restoring the best parameters); a NaN or infinite loss stops the run as diverged.
 // The whole state — parameters, optimizer state, random stream, history, early-stopping
 // bookkeeping — is exported as plain data (TrainerState) that the lab saves in a checkpoint,
@@ -15,6 +15,8 @@
 #include "attnlab/models/model.hpp"
 #include "attnlab/plugin_choice.hpp"
 #include "attnlab/registries.hpp"
+#include "attnlab/training/lr_schedule.hpp"
+#include "attnlab/training/teacher_forcing.hpp"
 
 namespace attn {
 
@@ -28,6 +30,9 @@ struct TrainConfig {
   std::string early_stopping;   // metric to watch ("" = off), e.g. valid_loss
   std::size_t patience = 5;     // evaluations without improvement before stopping
   std::size_t eval_every = 1;   // epochs between evaluations (the last epoch is always evaluated)
+  LrSchedule schedule;          // the learning rate of each update (lr_schedule.hpp)
+  float label_smoothing = 0.0f; // eps of the smoothed cross-entropy; 0 = plain
+  TeacherForcing teacher_forcing;  // scheduled sampling (teacher_forcing.hpp); default: always the gold token
 };
 
 // How a run ended. finished and early_stopped are successes; a run that failed (an error
@@ -41,8 +46,14 @@ bool succeeded(RunStatus s);  // finished or early_stopped
 struct EpochRecord {
   std::size_t epoch = 0;   // 1-based
   double train_loss = 0.0;
-  double grad_norm = 0.0;  // mean over the epoch's steps, before clipping
+  double grad_norm = 0.0;  // global gradient norm, mean over the epoch's steps, before clipping
+  double clipped_fraction = 0.0;  // of the epoch's steps, those whose gradients were clipped
+  double lr = 0.0;         // the learning rate of the epoch's last update
   double seconds = 0.0;
+  // Further training statistics: "grad_norm.<group>" (the norm of a parameter group, mean
+  // over the steps, before clipping) and, when decoder inputs are sampled, "teacher_forcing"
+  // (the ratio of the epoch's last update).
+  std::map<std::string, double> statistics;
   Metrics metrics;         // empty when the epoch was not evaluated
 };
 
@@ -80,6 +91,7 @@ class Trainer {
 
  private:
   EpochRecord train_epoch();
+  std::size_t steps_per_epoch() const;
   void watch_for_early_stopping(const EpochRecord& rec);
   bool improved(double value) const;
 
