@@ -17,16 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string command_output(const std::string& command) {
-  std::string out;
-  if (FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
-}
-
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -49,14 +39,14 @@ const std::regex lab_libraries(R"(hdf5|H5[A-Z]|yaml-cpp|YAML::|tbb)");
 }  // namespace
 
 TEST_CASE("the core links no HDF5, yaml-cpp or TBB", "[architecture]") {
-  const std::string needed = command_output("readelf -d " + std::string(ATTNLAB_BUILD_ROOT) + "/framework/core/libattnlab.so");
+  const std::string needed = attn::test::command_output("readelf -d " + std::string(ATTNLAB_BUILD_ROOT) + "/framework/core/libattnlab.so").text;
   REQUIRE(needed.find("NEEDED") != std::string::npos);  // readelf ran and read the library
   CHECK(needed.find("libopenblas") != std::string::npos);
   CHECK(needed.find("hdf5") == std::string::npos);
   CHECK(needed.find("yaml") == std::string::npos);
   CHECK(needed.find("tbb") == std::string::npos);
   // ... and the lab does link them (the check above can see a library when it is there).
-  const std::string lab = command_output("readelf -d " + std::string(ATTNLAB_BUILD_ROOT) + "/framework/lab/libattnlab-lab.so");
+  const std::string lab = attn::test::command_output("readelf -d " + std::string(ATTNLAB_BUILD_ROOT) + "/framework/lab/libattnlab-lab.so").text;
   CHECK(lab.find("hdf5") != std::string::npos);
   CHECK(lab.find("tbb") != std::string::npos);
 }
@@ -80,7 +70,7 @@ TEST_CASE("the built-in plugins include only the plugin header (and the C++ stan
 
 TEST_CASE("no function in framework/ or plugins/ is longer than 80 lines", "[architecture]") {
   const std::string checker = "/usr/bin/python3 " + source_root + "/tests/tools/function_lengths.py 80 ";
-  const std::string found = command_output(checker + source_root + "/framework " + source_root + "/plugins 2>&1");
+  const std::string found = attn::test::command_output(checker + source_root + "/framework " + source_root + "/plugins 2>&1").text;
   INFO(found);
   CHECK(found.empty());
   // The checker can fail: an 81-line function is reported, a 80-line one and a marked one are not.
@@ -92,6 +82,6 @@ TEST_CASE("no function in framework/ or plugins/ is longer than 80 lines", "[arc
   };
   std::ofstream(dir.path / "long.cpp") << "namespace a {\n" << function_of(81, "") << "}\n";
   std::ofstream(dir.path / "ok.cpp") << function_of(80, "") << "// long-function: a SIMD kernel\n" << function_of(90, "");
-  CHECK_THAT(command_output(checker + (dir.path / "long.cpp").string()), Catch::Contains("long.cpp:2: 81 lines"));
-  CHECK(command_output(checker + (dir.path / "ok.cpp").string()).empty());
+  CHECK_THAT(attn::test::command_output(checker + (dir.path / "long.cpp").string()).text, Catch::Contains("long.cpp:2: 81 lines"));
+  CHECK(attn::test::command_output(checker + (dir.path / "ok.cpp").string()).text.empty());
 }

@@ -258,12 +258,9 @@ TEST_CASE("conformance for outside plugins: --plugin more than once, sections by
   const std::string plugins = " --plugin " + bad_dir + "/libbad-wrong_state.so --plugin " + bad_dir + "/libbad-wrong_query_dim.so";
   auto run = [&](const std::string& test_case, const std::string& section, std::string& output) {
     const std::string command = program + " '" + test_case + "' -r compact" + plugins + " -c \"" + section + "\" 2>&1";
-    output.clear();
-    FILE* p = popen(command.c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) output.append(buf, n);
-    return WEXITSTATUS(pclose(p));
+    const attn::test::CommandOutput result = attn::test::command_output(command);
+    output = result.text;
+    return result.status;
   };
   const std::string cells = "[conformance][cells]", modes = "[conformance][modes]";
   std::string out;

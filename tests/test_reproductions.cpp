@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
+#include <sstream>
 
 #include "lab/builtins.hpp"
 #include "lab/results/results_format.hpp"
@@ -55,6 +57,62 @@ TEST_CASE("Bahdanau attention on fra-eng (d2l 0.17 §10.4): loss <= 0.03 and d2l
     CHECK(got == french);
     CHECK(bleu(split_tokens(got), split_tokens(french), 2) == Approx(1.0));
   }
+}
+
+namespace {
+
+// experiments/<name>.yaml run into a temporary results file, then d2l's four sentences translated
+// by `attnlab translate` from that file, as a user would.
+struct FraEngRun {
+  test::TempDir dir{"attnlab-fra-eng"};
+  std::string file;
+  double d2l_loss = 0.0;  // d2l prints per-token cross-entropy / num_steps (10)
+  std::map<std::string, std::string> translations;
+
+  explicit FraEngRun(const std::string& name) : file(dir / (name + ".h5")) {
+    RunnerOptions o;
+    o.output = file;
+    REQUIRE(run_experiment(test::source_root + "/experiments/" + name + ".yaml", o) == 0);
+    d2l_loss = ResultsReader(file).run("run").metrics.at("train_loss") / 10.0;
+    const test::CommandOutput out = test::command_output(test::attnlab_exe + " translate " + file +
+                                                         " \"go .\" \"i lost .\" \"he's calm .\" \"i'm home .\"");
+    REQUIRE(out.status == 0);
+    std::istringstream lines(out.text);
+    for (std::string line; std::getline(lines, line);) {
+      const auto arrow = line.find(" => ");
+      if (arrow != std::string::npos) translations[line.substr(0, arrow)] = line.substr(arrow + 4);
+    }
+    REQUIRE(translations.size() == 4);
+  }
+
+  void require_exact(const std::string& english, const std::string& french) const {
+    INFO(english << " => " << translations.at(english));
+    CHECK(translations.at(english) == french);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("seq2seq without attention on fra-eng (d2l 0.17 §9.7): loss <= 0.03, its first two sentences exact", "[reproduction][slow]") {
+  const FraEngRun run("seq2seq-fra-eng");  // d2l printed loss 0.019
+  INFO("final training loss (d2l's measure): " << run.d2l_loss);
+  CHECK(run.d2l_loss <= 0.03);
+  run.require_exact("go .", "va !");
+  run.require_exact("i lost .", "j'ai perdu .");
+}
+
+TEST_CASE("the Transformer on fra-eng (d2l 0.17 §10.7): loss <= 0.05, three of d2l's four sentences exact", "[reproduction][slow]") {
+  const FraEngRun run("transformer-fra-eng");  // d2l printed loss 0.03 and all four at BLEU 1
+  INFO("final training loss (d2l's measure): " << run.d2l_loss);
+  CHECK(run.d2l_loss <= 0.05);
+  std::size_t exact = 0;
+  for (const auto& [english, french] : std::vector<std::pair<std::string, std::string>>{
+           {"go .", "va !"}, {"i lost .", "j'ai perdu ."}, {"he's calm .", "il est calme ."}, {"i'm home .", "je suis chez moi ."}}) {
+    const std::string& got = run.translations.at(english);
+    INFO(english << " => " << got);
+    exact += got == french;
+  }
+  CHECK(exact >= 3);
 }
 
 TEST_CASE("d2l 1.0's Nadaraya-Watson with four kernels and four widths, on its own data, to 1e-5", "[reproduction][kernels][golden]") {

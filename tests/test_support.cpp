@@ -1,7 +1,10 @@
 #include "lab/builtins.hpp"
 #include "test_support.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cmath>
 #include <stdexcept>
@@ -29,6 +32,17 @@ Tensor randn(const Shape& shape, std::uint64_t seed, float min_abs) {
   for (float& v : t)
     if (std::abs(v) < min_abs) v = v < 0 ? v - min_abs : v + min_abs;
   return t;
+}
+
+CommandOutput command_output(const std::string& command) {
+  CommandOutput out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run " + command);
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.text.append(buf, n);
+  const int status = pclose(p);
+  out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
 }
 
 TempDir::TempDir(const std::string& prefix) {

@@ -17,6 +17,13 @@ inline const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnl
 const Registries& builtins();
 // N(0, 1) entries; with min_abs > 0 entries are pushed away from 0 (kinks, poles).
 Tensor randn(const Shape& shape, std::uint64_t seed, float min_abs = 0.0f);
+
+// What a shell command prints on standard output, and its exit status.
+struct CommandOutput {
+  std::string text;
+  int status = -1;
+};
+CommandOutput command_output(const std::string& command);
 Tensor randn(const Shape& shape, Rng& rng);
 
 // A fresh directory /tmp/<prefix>-XXXXXX, removed with its contents at the end of the scope.

@@ -87,7 +87,7 @@ void map_pictures(const AttentionMap& m, const AttentionView& view, std::vector<
     for (std::size_t h = 0; h < heads; ++h) {
       if (view.head && *view.head != h) continue;
       pictures.push_back(one_map(w, m.queries, m.keys, l, h,
-                                 m.name + " attention, layer " + std::to_string(l) + ", head " + std::to_string(h), m.name));
+                                 m.name + ", layer " + std::to_string(l) + ", head " + std::to_string(h), m.name));
     }
     heads_in_row = std::max(heads_in_row, view.head ? std::size_t{1} : heads);
   }
