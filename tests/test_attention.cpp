@@ -1,8 +1,9 @@
-// Attention building blocks beyond the conformance suite: causal masking, multi-head shapes
+// Attention building blocks beyond the conformance suite: causal and windowed masking, multi-head shapes
 // and head masks, positional encodings, the fused additive kernel and its tanh.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
 
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/attention/positional_encoding.hpp"
@@ -53,6 +54,66 @@ TEST_CASE("causal self-attention: query i never sees keys after i", "[attention]
         if (!visible) CHECK(w(b, i, j) == 0.0f);
         else CHECK(w(b, i, j) > 0.0f);
       }
+}
+
+TEST_CASE("windowed self-attention: query i sees exactly the keys |i - j| < k (and j <= i if causal), under any normalizer", "[attention][modes][window]") {
+  Rng rng(4);
+  const Var x = constant(randn({2, 7, 4}, rng));
+  const IntTensor lens{7, 4};
+  for (const bool causal : {false, true})
+    for (const std::string normalizer : {"softmax", "sparsemax", "sigmoid"})
+      for (const std::size_t k : {1, 2, 3}) {
+        DYNAMIC_SECTION("window " << k << (causal ? ", causal" : "") << ", " << normalizer) {
+          ParamStore store;
+          AttentionConfig config;
+          config.mode = {"vvv", {}};
+          config.mode.options.set("window", std::to_string(k));
+          if (causal) config.mode.options.set("causal", "true");
+          config.scoring = {"scaled_dot", {}};
+          config.normalizer = {normalizer, {}};
+          const Attention attention(builtins(), ParamScope(store, rng), config, 4, 4, 4);
+          const Tensor w = attention({x, x, x}, lens).weights.value();
+          for (std::size_t b = 0; b < 2; ++b)
+            for (std::size_t i = 0; i < 7; ++i) {
+              double total = 0;
+              std::size_t seen = 0;
+              for (std::size_t j = 0; j < 7; ++j) {
+                const std::size_t distance = i > j ? i - j : j - i;
+                const bool visible = distance < k && (!causal || j <= i) && j < static_cast<std::size_t>(lens(b));
+                INFO("b " << b << ", query " << i << ", key " << j);
+                if (!visible) CHECK(w(b, i, j) == 0.0f);
+                if (visible && normalizer != "sparsemax") CHECK(w(b, i, j) > 0.0f);  // sparsemax may give exact zeros
+                total += w(b, i, j);
+                seen += visible;
+              }
+              if (normalizer != "sigmoid" && seen > 0) CHECK(total == Approx(1.0).margin(1e-5));
+              if (seen == 0) CHECK(total == 0.0);
+            }
+        }
+      }
+}
+
+TEST_CASE("softmax, sparsemax and mask_keys over key ranges [B, n_q, 2] pass the gradient check", "[attention][window][gradcheck]") {
+  Rng rng(5);
+  const Var s = leaf(randn({2, 3, 5}, rng));
+  const ValidLens ranges = IntTensor{{{0, 2}, {1, 4}, {3, 5}}, {{2, 3}, {0, 0}, {4, 9}}};  // an empty row; an end past n_k
+  for (const auto& [name, op] : std::vector<std::pair<std::string, std::function<Var()>>>{
+           {"masked_softmax", [&] { return masked_softmax(s, ranges); }},
+           {"sparsemax", [&] { return sparsemax(s * 3.0f, ranges); }},
+           {"mask_keys", [&] { return mask_keys(s, ranges); }}}) {
+    DYNAMIC_SECTION(name) {
+      const Tensor y = op().value();
+      CHECK(y(0, 0, 2) == 0.0f);
+      CHECK(y(0, 1, 0) == 0.0f);
+      CHECK(y(0, 2, 2) == 0.0f);
+      CHECK(y(1, 1, 0) == 0.0f);  // the empty row is all zeros, not NaN
+      CHECK(std::isfinite(y(1, 2, 4)));
+      const GradCheckResult r = gradcheck(op, NamedVars{{"s", s}}, rng);
+      INFO(r.report);
+      CHECK(r.ok);
+    }
+  }
+  CHECK_THROWS_WITH(masked_softmax(s, ValidLens(IntTensor{{{0, 2}}})), Catch::Contains("key ranges [B, n_q, 2]"));
 }
 
 TEST_CASE("multi-head attention: shapes, per-head masks, any scoring function", "[attention][multihead]") {

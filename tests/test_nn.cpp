@@ -1,9 +1,12 @@
-// Parameters, initialisers and the run-owned random stream.
+// Parameters, initialisers, the run-owned random stream, dropout and the 1-D convolution.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "attnlab/attnlab.hpp"
+#include "attnlab/gradcheck.hpp"
+#include "attnlab/nn/conv1d.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
 
@@ -83,4 +86,29 @@ TEST_CASE("dropout is seeded, scales kept units and is the identity in evaluatio
   CHECK(kept < 600);
   CHECK((ForwardContext::evaluation().dropout(x, 0.5f).value() == x.value()));
   CHECK_THROWS_AS(dropout(x, 1.0f, r1), std::invalid_argument);
+}
+
+TEST_CASE("Conv1d is the sum of shifted products y_i = b + sum_d x_{i+d} W_d, with zero padding, and passes the gradient check", "[nn][conv1d]") {
+  Rng rng(6);
+  ParamStore store;
+  const Conv1d conv(ParamScope(store, rng).child("conv"), 3, 2, 3);  // width 3: d = -1, 0, 1
+  const Var x = leaf(attn::test::randn({2, 4, 3}, rng));
+  const Tensor y = conv(x).value();
+  const Tensor& W = store.items()[0].second.value();  // [3 * 3, 2]: row block d + 1 is W_d
+  const Tensor& bias = store.items()[1].second.value();
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t o = 0; o < 2; ++o) {
+        double expected = bias(o);
+        for (int d = -1; d <= 1; ++d) {
+          const int j = static_cast<int>(i) + d;
+          if (j < 0 || j >= 4) continue;  // zero padding
+          for (std::size_t c = 0; c < 3; ++c) expected += x.value()(b, j, c) * W((d + 1) * 3 + c, o);
+        }
+        CHECK(y(b, i, o) == Approx(expected).margin(1e-5));
+      }
+  const GradCheckResult r = gradcheck([&] { return conv(x); }, NamedVars{{"x", x}, {"W", store.items()[0].second}}, rng);
+  INFO(r.report);
+  CHECK(r.ok);
+  CHECK_THROWS_WITH(Conv1d(ParamScope(store, rng).child("even"), 3, 2, 4), Catch::Contains("odd"));
 }

@@ -53,37 +53,53 @@ float exp_row(const float* x, float* y, std::size_t n, float shift) {
   return total;
 }
 
-// Number of valid entries of every row of x [..., n] under `lens` (see ops.hpp); all n without.
-std::vector<std::size_t> row_lengths(const Shape& x, const IntTensor* mask, const char* op = "masked_softmax") {
+// The valid keys [begin, end) of one row.
+struct KeyRange {
+  std::size_t begin = 0, end = 0;
+  std::size_t size() const { return end > begin ? end - begin : 0; }
+};
+
+// Whether `lens` [..., 2] holds key ranges for scores of shape x [..., n]: x's leading axes, then 2.
+bool holds_ranges(const Shape& ls, const Shape& x) {
+  return ls.size() == x.size() && ls.back() == 2 && std::equal(ls.begin(), ls.end() - 1, x.begin());
+}
+
+// The valid keys of every row of x [..., n] under `lens` (see ops.hpp): [0, len) for lengths,
+// [first, end) for key ranges, all of [0, n) without.
+std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const char* op = "masked_softmax") {
   const std::size_t n = x.back(), rows = num_elements(x) / std::max<std::size_t>(n, 1);
-  if (!mask) return std::vector<std::size_t>(rows, n);
+  if (!mask) return std::vector<KeyRange>(rows, KeyRange{0, n});
   const IntTensor& lens = *mask;
   const Shape ls(lens.shape().begin(), lens.shape().end());
+  const auto clamped = [n](int v) { return static_cast<std::size_t>(std::clamp<int>(v, 0, static_cast<int>(n))); };
+  std::vector<KeyRange> out(rows);
+  if (holds_ranges(ls, x)) {
+    for (std::size_t r = 0; r < rows; ++r) out[r] = {clamped(lens.data()[2 * r]), clamped(lens.data()[2 * r + 1])};
+    return out;
+  }
   if (ls.empty() || ls.size() >= x.size() || !std::equal(ls.begin(), ls.end(), x.begin()))
     throw std::invalid_argument(std::string(op) + ": valid lengths of shape " + shape_str(ls) +
                                 " do not match scores " + shape_str(x) +
-                                " (expected [B] or [B, n_q] leading the scores' shape)");
+                                " (expected [B] or [B, n_q] leading the scores' shape, or key ranges [B, n_q, 2])");
   const std::size_t per = rows / lens.size();  // rows sharing one valid length
-  std::vector<std::size_t> out(rows);
-  for (std::size_t r = 0; r < rows; ++r)
-    out[r] = static_cast<std::size_t>(std::clamp<int>(lens.data()[r / per], 0, static_cast<int>(n)));
+  for (std::size_t r = 0; r < rows; ++r) out[r] = {0, clamped(lens.data()[r / per])};
   return out;
 }
 
-// y_j = exp(x_j - max) / sum_{i<len} exp(x_i - max) for j < len, y_j = 0 for j >= len
-// (a row with len 0 is all zeros);  dx = y * (dy - sum(dy * y))
+// y_j = exp(x_j - max) / sum_{i in K} exp(x_i - max) for j in the row's valid keys K, y_j = 0
+// elsewhere (a row without valid keys is all zeros);  dx = y * (dy - sum(dy * y))
 Var softmax_rows(const Var& x, const IntTensor* lens) {
   if (x.ndim() < 1) throw std::invalid_argument("softmax: needs at least one axis");
   const Shape shape = x.shape();
   const std::size_t n = shape.back();
-  const auto valid = row_lengths(shape, lens);
+  const auto valid = row_ranges(shape, lens);
   Tensor y = xt::zeros<float>(shape);
   const float* xs = x.value().data();
   for (std::size_t r = 0; r < valid.size(); ++r) {
-    const float* xr = xs + r * n;
-    float* yr = y.data() + r * n;
-    const std::size_t len = valid[r];
+    const std::size_t len = valid[r].size();
     if (len == 0) continue;
+    const float* xr = xs + r * n + valid[r].begin;
+    float* yr = y.data() + r * n + valid[r].begin;
     const float inv = 1.0f / exp_row(xr, yr, len, row_max(xr, len));
     for (std::size_t j = 0; j < len; ++j) yr[j] *= inv;
   }
@@ -120,13 +136,14 @@ Var softmax(const Var& x) { return softmax_rows(x, nullptr); }
 Var sparsemax(const Var& x, const ValidLens& lens) {
   if (x.ndim() < 1) throw std::invalid_argument("sparsemax: needs at least one axis");
   const std::size_t n = x.shape().back();
-  const auto valid = row_lengths(x.shape(), lens_of(lens), "sparsemax");
+  const auto valid = row_ranges(x.shape(), lens_of(lens), "sparsemax");
   Tensor y = xt::zeros<float>(x.shape());
   std::vector<float> sorted;
   for (std::size_t r = 0; r < valid.size(); ++r) {
-    const float* xr = x.value().data() + r * n;
-    const float tau = sparsemax_threshold(xr, valid[r], sorted);
-    for (std::size_t j = 0; j < valid[r]; ++j) y.data()[r * n + j] = std::max(0.0f, xr[j] - tau);
+    const float* xr = x.value().data() + r * n + valid[r].begin;
+    float* yr = y.data() + r * n + valid[r].begin;
+    const float tau = sparsemax_threshold(xr, valid[r].size(), sorted);
+    for (std::size_t j = 0; j < valid[r].size(); ++j) yr[j] = std::max(0.0f, xr[j] - tau);
   }
   return graph_node(std::move(y), {x}, [n](Node& nd) {
     float* dx = nd.parents[0]->grad_buffer().data();
@@ -148,9 +165,9 @@ Var mask_keys(const Var& x, const ValidLens& lens) {
   if (!lens) return x;
   if (x.ndim() < 1) throw std::invalid_argument("mask_keys: needs at least one axis");
   const std::size_t n = x.shape().back();
-  const auto valid = row_lengths(x.shape(), &*lens, "mask_keys");
+  const auto valid = row_ranges(x.shape(), &*lens, "mask_keys");
   Tensor keep = xt::zeros<float>(x.shape());
-  for (std::size_t r = 0; r < valid.size(); ++r) std::fill_n(keep.data() + r * n, valid[r], 1.0f);
+  for (std::size_t r = 0; r < valid.size(); ++r) std::fill_n(keep.data() + r * n + valid[r].begin, valid[r].size(), 1.0f);
   return x * constant(std::move(keep));
 }
 

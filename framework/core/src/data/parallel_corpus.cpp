@@ -26,8 +26,7 @@ class ParallelCorpus final : public DatasetSource {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path_, ec))
       throw SpecError(where_, "dataset file '" + path_ + "' does not exist (option 'path'; a relative path is looked "
-                                "for in the spec's directory" + (a.base_dir.empty() ? "" : " '" + a.base_dir + "'") +
-                                ", then in the current directory)");
+                                "for in the spec's directory, then in the current directory)");
   }
 
   Data load(Rng&) const override {

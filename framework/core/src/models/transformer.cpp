@@ -4,7 +4,8 @@
 //   (their math: attnlab/models/transformer_blocks.hpp);  p(y_t) = softmax(out_t W_out + b)
 // Options: d_model, ffn_hidden, heads, layers, dropout, scoring (any registered scoring
 // function, default scaled_dot), scoring_options.*, normalizer (default softmax),
-// normalizer_options.*, positional (sinusoidal | learned), max_len, loss.
+// normalizer_options.*, positional (sinusoidal | learned), max_len, window (the encoder's
+// self-attention sees |i - j| < window; 0 = everything), loss.
 // Decoding re-runs the decoder over the prefix at each step (the causal mask makes that equal
 // to caching the keys and values).
 #include <cmath>
@@ -59,18 +60,8 @@ Hyper read_hyper(const Options& o) {
   h.block.dropout = o.get<float>("dropout", 0.1f, 0.0f, 0.99f);
   h.block.scoring = plugin_choice(o, "scoring", "scaled_dot");
   h.block.normalizer = plugin_choice(o, "normalizer", h.block.normalizer.name);
+  h.block.window = o.get<std::size_t>("window", 0, 0, 1 << 20);
   return h;
-}
-
-// Attention weights of a layer stack, [B, heads, n_q, n_k] each -> [B, layer, head, n_q, n_k].
-Tensor stack_layers(const std::vector<Var>& weights) {
-  const Shape s = weights[0].shape();
-  Tensor out = Tensor::from_shape({s[0], weights.size(), s[1], s[2], s[3]});
-  const std::size_t per = s[1] * s[2] * s[3];
-  for (std::size_t b = 0; b < s[0]; ++b)
-    for (std::size_t l = 0; l < weights.size(); ++l)
-      std::copy_n(weights[l].value().data() + b * per, per, out.data() + (b * weights.size() + l) * per);
-  return out;
 }
 
 class Transformer final : public SequenceModel {

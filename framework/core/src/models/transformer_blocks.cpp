@@ -1,15 +1,19 @@
 // The Transformer's blocks; the math is in transformer_blocks.hpp.
 #include "attnlab/models/transformer_blocks.hpp"
 
+#include <cmath>
+
 #include "attnlab/autodiff/ops.hpp"
 
 namespace attn {
 namespace {
 
-AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bool causal) {
+// window > 0: each query sees the keys within `window` positions (vvv's option window).
+AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bool causal, std::size_t window = 0) {
   AttentionConfig m;
   m.mode = {mode, {}, ""};
   if (causal) m.mode.options.set("causal", "true");
+  if (window > 0) m.mode.options.set("window", std::to_string(window));
   m.scoring = c.scoring;
   m.normalizer = c.normalizer;
   m.dropout = c.dropout;
@@ -29,7 +33,7 @@ PositionwiseFfn::PositionwiseFfn(const ParamScope& scope, std::size_t dim, std::
     : in_(scope.child("ffn1"), dim, hidden), out_(scope.child("ffn2"), hidden, dim) {}
 
 TransformerEncoderBlock::TransformerEncoderBlock(const PluginKinds& r, const ParamScope& s, const TransformerBlockConfig& c)
-    : attention_(r, s.child("attention"), multi_head(c, "vvv", false), c.d_model, c.d_model, c.d_model),
+    : attention_(r, s.child("attention"), multi_head(c, "vvv", false, c.window), c.d_model, c.d_model, c.d_model),
       add1_(s.child("norm1"), c.d_model, c.dropout),
       ffn_(s, c.d_model, c.ffn_hidden),
       add2_(s.child("norm2"), c.d_model, c.dropout) {}
@@ -57,6 +61,43 @@ Var TransformerDecoderBlock::operator()(const Var& x, const Var& memory, const V
   if (self_weights) *self_weights = s.weights;
   if (cross_weights) *cross_weights = c.weights;
   return add3_(z, ffn_(z), context);
+}
+
+EmbeddedPositions::EmbeddedPositions(const ParamScope& scope, std::size_t vocab, std::size_t dim, const std::string& positional,
+                                     std::size_t max_len, float dropout)
+    : embedding_(scope.child("embedding"), vocab, dim),
+      positions_(scope.child("positional"), positional, max_len, dim, dropout),
+      scale_(std::sqrt(static_cast<float>(dim))) {}
+
+Var EmbeddedPositions::operator()(const IntTensor& ids, const ForwardContext& context) const {
+  return positions_(embedding_(ids) * scale_, context);
+}
+
+TransformerEncoder::TransformerEncoder(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& config,
+                                       std::size_t vocab, std::size_t layers, const std::string& positional, std::size_t max_len)
+    : input_(scope, vocab, config.d_model, positional, max_len, config.dropout) {
+  for (std::size_t l = 0; l < layers; ++l) blocks_.emplace_back(kinds, scope.child("block" + std::to_string(l)), config);
+}
+
+Var TransformerEncoder::operator()(const IntTensor& ids, const ValidLens& lens, const ForwardContext& context,
+                                   std::vector<Var>* weights) const {
+  Var x = input_(ids, context);
+  for (const TransformerEncoderBlock& block : blocks_) {
+    Var w;
+    x = block(x, lens, context, weights ? &w : nullptr);
+    if (weights) weights->push_back(w);
+  }
+  return x;
+}
+
+Tensor stack_layers(const std::vector<Var>& weights) {
+  const Shape s = weights[0].shape();
+  Tensor out = Tensor::from_shape({s[0], weights.size(), s[1], s[2], s[3]});
+  const std::size_t per = s[1] * s[2] * s[3];
+  for (std::size_t b = 0; b < s[0]; ++b)
+    for (std::size_t l = 0; l < weights.size(); ++l)
+      std::copy_n(weights[l].value().data() + b * per, per, out.data() + (b * weights.size() + l) * per);
+  return out;
 }
 
 }  // namespace attn

@@ -103,11 +103,12 @@ FormedQkv CheckedMode::form(const AttentionSources& sources) const {
 ValidLens CheckedMode::valid_lens(const ValidLens& lens, std::size_t batch, std::size_t n_q, std::size_t n_k) const {
   const ValidLens out = guarded(who, "valid_lens", [&] { return plugin->valid_lens(lens, batch, n_q, n_k); });
   const bool ok = !out || (out->dimension() == 1 && out->shape()[0] == batch) ||
-                  (out->dimension() == 2 && out->shape()[0] == batch && out->shape()[1] == n_q);
+                  (out->dimension() == 2 && out->shape()[0] == batch && out->shape()[1] == n_q) ||
+                  (out->dimension() == 3 && out->shape()[0] == batch && out->shape()[1] == n_q && out->shape()[2] == 2);
   if (!ok)
     throw PluginFault(who + " returned valid lengths of shape " + shape_str(Shape(out->shape().begin(), out->shape().end())) +
-                      "; expected none, [B] = [" + std::to_string(batch) + "] or [B, n_q] = [" + std::to_string(batch) +
-                      ", " + std::to_string(n_q) + "]");
+                      "; expected none, [B] = [" + std::to_string(batch) + "], [B, n_q] = [" + std::to_string(batch) +
+                      ", " + std::to_string(n_q) + "] or key ranges [B, n_q, 2]");
   return out;
 }
 

@@ -73,7 +73,8 @@ Var mean(const Var& x, const std::vector<std::size_t>& axes, bool keepdims = fal
 // Valid lengths for masked softmax over the last axis of x [d0, d1, ..., n]: `lens` has the
 // shape of a prefix of x.shape[:-1] (1-D [B] per batch item, or 2-D [B, n_q] per query);
 // every row under lens[i...] keeps its first lens[i...] entries; the rest get exactly 0, and a
-// row with length 0 is all zeros (never NaN).
+// row with length 0 is all zeros (never NaN). Or key ranges [B, n_q, 2] for x [B, n_q, n_k]:
+// row (b, i) keeps keys lens[b, i, 0] <= j < lens[b, i, 1] (a window: vvv's option window).
 using ValidLens = std::optional<IntTensor>;  // no value: nothing is masked
 Var softmax(const Var& x);  // over the last axis
 Var masked_softmax(const Var& x, const IntTensor& lens);

@@ -10,6 +10,8 @@
 #pragma once
 
 #include "attnlab/attention/attention.hpp"
+#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/nn/embedding.hpp"
 #include "attnlab/nn/layer_norm.hpp"
 #include "attnlab/nn/linear.hpp"
 
@@ -22,6 +24,7 @@ struct TransformerBlockConfig {
   float dropout = 0.0f;   // on the attention weights and before each residual sum
   PluginChoice scoring{"scaled_dot", {}, ""};
   PluginChoice normalizer = AttentionConfig{}.normalizer;  // of every attention block
+  std::size_t window = 0;  // encoder self-attention: query i sees keys |i - j| < window (0: all)
 };
 
 // LN(x + dropout(y))
@@ -72,5 +75,36 @@ class TransformerDecoderBlock {
   PositionwiseFfn ffn_;
   AddNorm add3_;
 };
+
+// X = dropout(embed(ids) * sqrt(d) + P): the input of both of the Transformer's stacks.
+class EmbeddedPositions {
+ public:
+  EmbeddedPositions(const ParamScope& scope, std::size_t vocab, std::size_t dim, const std::string& positional,
+                    std::size_t max_len, float dropout);
+  Var operator()(const IntTensor& ids, const ForwardContext& context) const;  // [B, T] -> [B, T, d]
+
+ private:
+  Embedding embedding_;
+  PositionalEncoding positions_;
+  float scale_;
+};
+
+// The Transformer's encoder: EmbeddedPositions, then `layers` encoder blocks. Parameters:
+// <scope>.embedding, <scope>.positional, <scope>.block<l>.
+class TransformerEncoder {
+ public:
+  TransformerEncoder(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& config,
+                     std::size_t vocab, std::size_t layers, const std::string& positional, std::size_t max_len);
+  // ids [B, T] -> [B, T, d]; every block's attention weights [B, heads, T, T] go to *weights if given.
+  Var operator()(const IntTensor& ids, const ValidLens& lens, const ForwardContext& context,
+                 std::vector<Var>* weights = nullptr) const;
+
+ private:
+  EmbeddedPositions input_;
+  std::vector<TransformerEncoderBlock> blocks_;
+};
+
+// Attention weights of a layer stack, [B, heads, n_q, n_k] each -> [B, layer, head, n_q, n_k].
+Tensor stack_layers(const std::vector<Var>& weights);
 
 }  // namespace attn

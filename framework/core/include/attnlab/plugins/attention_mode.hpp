@@ -44,7 +44,7 @@ class AttentionMode {
   virtual std::size_t key_dim() const = 0;
   virtual std::size_t value_dim() const = 0;
   // Valid lengths to mask with, given the caller's (none, [B] or [B, n_q]): a causal mode
-  // returns per-query lengths [B, n_q].
+  // returns per-query lengths [B, n_q]; a windowed one key ranges [B, n_q, 2] (first, end).
   virtual ValidLens valid_lens(const ValidLens& lens, std::size_t batch, std::size_t n_q,
                                std::size_t n_k) const {
     (void)batch, (void)n_q, (void)n_k;
