@@ -167,6 +167,17 @@ TEST_CASE("the shipped experiments are valid", "[runner][specs]") {
   }
 }
 
+TEST_CASE("every shipped experiment's header says what it teaches, what to look at and how long it takes", "[runner][specs][docs]") {
+  for (const auto& entry : fs::directory_iterator(source_root + "/experiments")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path());
+    std::ifstream in(entry.path());
+    std::string header;
+    for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;) header += line + "\n";
+    for (const char* label : {"\n# Teaches: ", "\n# Look at: ", "\n# Takes: "}) CHECK_THAT("\n" + header, Catch::Contains(label));
+  }
+}
+
 TEST_CASE("same spec and seed: bit-identical weights and metrics with 1 and 2 threads; --resume completes a sweep identically", "[runner][determinism][slow]") {
   // The second spec adds scheduled sampling, a warmed-up cosine schedule, label smoothing and AdamW.
   const std::string name = GENERATE(as<std::string>{}, "good/tiny-sweep.yaml", "good/tiny-sweep-sampled.yaml");

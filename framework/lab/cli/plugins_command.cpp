@@ -39,9 +39,10 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 Command plugins_command() {
-  return {"plugins", "list every registered plugin: scoring functions, cells, modes, models, datasets, optimizers",
+  return {"plugins", "list every registered plugin: scoring, cells, modes, normalizers, models, datasets, optimizers",
           "usage: attnlab plugins [--plugin PATH]...\n"
-          "  Lists every registered plugin by kind with its description.\n"
+          "  Lists every registered plugin by kind (scoring functions, RNN cells, attention modes,\n"
+          "  normalizers, models, datasets, optimizers) with its description.\n"
           "  --plugin PATH   also load the plugin library at PATH (repeatable)",
           run};
 }

@@ -1,6 +1,7 @@
 // The training keys that depend on each other, checked on each run's plan (a sweep may change
 // the schedule or the decay): a key that the chosen schedule or decay does not read is refused
-// rather than ignored, and the keys a choice needs must be there.
+// rather than ignored (unless the choice is swept: other points read it), and the keys a
+// choice needs must be there.
 #include <algorithm>
 
 #include "lab/spec/schema.hpp"
@@ -42,9 +43,12 @@ std::string where_of(const RunPlan& plan, const std::string& key, const std::str
 
 void check_rules(const RunPlan& plan, const std::vector<Rule>& rules, const std::string& choice_key,
                  const std::string& choice, std::vector<Diagnostic>& out) {
+  // A swept choice: the other sweep points read what this one does not.
+  const bool swept = std::any_of(plan.sweep_point.begin(), plan.sweep_point.end(),
+                                 [&](const auto& axis) { return axis.first == choice_key; });
   for (const Rule& rule : rules) {
     const bool written = plan.values.count(rule.key) > 0;
-    if (written && !contains(rule.readers, choice)) {
+    if (written && !swept && !contains(rule.readers, choice)) {
       std::string readers;
       for (const std::string& r : rule.readers) readers += (readers.empty() ? "'" : ", '") + r + "'";
       out.push_back({where_of(plan, rule.key, ""), "'" + rule.key + "' is read only by " + choice_key + " " + readers +

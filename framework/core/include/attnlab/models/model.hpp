@@ -75,7 +75,4 @@ class Model {
   virtual NamedTensors plot_data() { return {}; }
 };
 
-// The keys of `options` under "prefix." (the prefix removed); marks them read in `options`.
-Options sub_options(const Options& options, const std::string& prefix);
-
 }  // namespace attn

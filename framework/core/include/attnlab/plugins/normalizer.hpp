@@ -2,7 +2,7 @@
 //   weights = normalize(scores [B, n_q, n_k], valid lengths)       [B, n_q, n_k]
 // A key at or past its row's valid length gets weight exactly 0, and a row of valid length 0
 // is all zeros (never NaN). The built-ins (plugins/softmax.cpp, sigmoid.cpp, sparsemax.cpp,
-// kernel.cpp; docs/normalizers.md):
+// kernel.cpp; docs/concepts/normalizing-scores.md):
 //   softmax:   w_j = exp(s_j) / sum_i exp(s_i)                          (rows sum to 1)
 //   sigmoid:   w_j = sigma(s_j + b), b = -log n_k by default             (rows need not sum to 1)
 //   sparsemax: w = argmin_{p in simplex} ||p - s||^2 = max(0, s - tau)   (exact zeros)
