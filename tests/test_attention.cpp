@@ -114,6 +114,13 @@ TEST_CASE("softmax, sparsemax and mask_keys over key ranges [B, n_q, 2] pass the
     }
   }
   CHECK_THROWS_WITH(masked_softmax(s, ValidLens(IntTensor{{{0, 2}}})), Catch::Contains("key ranges [B, n_q, 2]"));
+  Tensor hostile = s.value();  // inf and NaN on masked keys still give exactly 0 there
+  hostile(0, 0, 3) = INFINITY, hostile(0, 0, 4) = NAN, hostile(1, 1, 2) = -INFINITY;
+  const Tensor masked = mask_keys(constant(hostile), ranges).value();
+  CHECK(masked(0, 0, 3) == 0.0f);
+  CHECK(masked(0, 0, 4) == 0.0f);
+  CHECK(masked(1, 1, 2) == 0.0f);
+  CHECK(masked(0, 0, 1) == hostile(0, 0, 1));
 }
 
 TEST_CASE("multi-head attention: shapes, per-head masks, any scoring function", "[attention][multihead]") {

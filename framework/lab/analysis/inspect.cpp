@@ -126,7 +126,7 @@ std::string inspect_run(const std::string& path, const std::string& run) {
   std::function<void(const std::string&, int)> walk = [&](const std::string& p, int depth) {
     const std::string pad(static_cast<std::size_t>(depth) * 2, ' ');
     for (const std::string& a : f.attr_names(p)) {
-      if (a == "config") continue;
+      if (ResultsReader::is_config_attribute(a)) continue;
       std::string v;
       switch (f.attr_type(p, a)) {
         case Hdf5File::AttrType::string:

@@ -104,7 +104,7 @@ bool has_fit(const ResultsReader& file, const std::string& run) { return file.pl
 std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view) {
   const std::vector<std::string> examples = file.examples(run);
   if (examples.empty()) throw std::invalid_argument("run '" + run + "' recorded no attention maps (a model without attention?)");
-  const std::string name = view.example ? "example_" + std::to_string(*view.example) : examples[0];
+  const std::string name = view.example ? ResultsReader::example_name(*view.example) : examples[0];
   const ExampleAttention example = file.example(run, name);
   std::vector<AttentionMap> maps = example.maps;
   if (!view.map.empty()) {

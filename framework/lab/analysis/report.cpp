@@ -5,7 +5,6 @@
 #include "lab/analysis/pictures.hpp"
 #include "lab/analysis/svg.hpp"
 #include "lab/results/results_format.hpp"
-#include "lab/results/hdf5_file.hpp"
 
 namespace attn {
 namespace {

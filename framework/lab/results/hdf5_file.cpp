@@ -11,8 +11,8 @@
 namespace attn {
 
 struct Hdf5File::Impl {
-  Impl(const std::string& path, unsigned flags, const H5::FileAccPropList& access)
-      : file(path, flags, H5::FileCreatPropList::DEFAULT, access) {}
+  Impl(const std::string& path, unsigned flags, const H5::FileCreatPropList& creation, const H5::FileAccPropList& access)
+      : file(path, flags, creation, access) {}
   H5::H5File file;
 };
 
@@ -148,6 +148,21 @@ H5::FileAccPropList checksummed_format() {
   return fapl;
 }
 
+// Every group keeps its links in its own object header ("compact" storage, checksummed), however
+// many it has: by default a group of more than 8 links moves them to a fractal heap indexed by a
+// v2 B-tree, and libhdf5 1.10.8 crashed reading damaged ones (a history of 10 columns was enough;
+// tests/test_analysis.cpp's damage test under AddressSanitizer). 65535 is the largest threshold.
+void keep_links_compact(hid_t group_or_file_creation) {
+  if (H5Pset_link_phase_change(group_or_file_creation, 65535, 65535) < 0)
+    throw H5::PropListIException("", "cannot set the link storage");
+}
+
+H5::FileCreatPropList compact_root() {
+  H5::FileCreatPropList fcpl;
+  keep_links_compact(fcpl.getId());
+  return fcpl;
+}
+
 // The superblock version of the file at `path`: HDF5 looks for its signature at offset 0, then
 // 512, 1024, 2048... (after a user block); the version is the byte that follows. -1: no signature.
 int superblock_version(const std::string& path) {
@@ -191,7 +206,8 @@ Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
     const unsigned flags = mode == Mode::create_truncate ? H5F_ACC_TRUNC
                            : mode == Mode::read          ? H5F_ACC_RDONLY
                                                          : H5F_ACC_RDWR;
-    impl_ = std::make_unique<Impl>(path, flags, checksummed_format());
+    impl_ = std::make_unique<Impl>(path, flags, mode == Mode::create_truncate ? compact_root() : H5::FileCreatPropList::DEFAULT,
+                                   checksummed_format());
   });
 }
 
@@ -214,7 +230,13 @@ void Hdf5File::create_group(const std::string& path) {
     std::string cur;
     for (const std::string& part : split_path(path)) {
       cur += "/" + part;
-      if (H5Lexists(impl_->file.getId(), cur.c_str(), H5P_DEFAULT) <= 0) impl_->file.createGroup(cur);
+      if (H5Lexists(impl_->file.getId(), cur.c_str(), H5P_DEFAULT) > 0) continue;
+      const hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+      keep_links_compact(gcpl);
+      const hid_t group = H5Gcreate2(impl_->file.getId(), cur.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT);
+      H5Pclose(gcpl);
+      if (group < 0) throw H5::GroupIException("", "H5Gcreate2 failed");
+      H5Gclose(group);
     }
   });
 }
@@ -342,9 +364,17 @@ std::vector<std::string> Hdf5File::read_strings(const std::string& path) const {
 
 std::vector<std::string> Hdf5File::children(const std::string& group_path) const {
   return guarded(path_, "cannot list " + group_path, [&] {
+    // One pass over the links (H5Literate), not one name lookup per index: for a group with its
+    // links in a fractal heap (files written by h5py or older attnlab), a lookup by index rebuilds
+    // the whole link table each time, and libhdf5 1.10.8 crashed freeing it on a damaged heap.
     H5::Group g = impl_->file.openGroup(group_path.empty() ? "/" : group_path);
     std::vector<std::string> names;
-    for (hsize_t i = 0; i < g.getNumObjs(); ++i) names.push_back(g.getObjnameByIdx(i));
+    const auto collect = [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+      static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+      return 0;
+    };
+    if (H5Literate(g.getId(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names) < 0)
+      throw H5::GroupIException("", "H5Literate failed");
     std::sort(names.begin(), names.end());
     return names;
   });

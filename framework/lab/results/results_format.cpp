@@ -19,7 +19,7 @@ std::string group_of(const std::string& id) { return runs_group + "/" + id; }
 std::string history_of(const std::string& id) { return group_of(id) + "/history"; }
 std::string attention_of(const std::string& id) { return group_of(id) + "/attention"; }
 std::string example_group(const std::string& id, const std::string& example) { return attention_of(id) + "/" + example; }
-std::string example_name(std::size_t index) { return "example_" + std::to_string(index); }
+const std::string config_attribute = "config";
 std::string data_of(const std::string& id) { return group_of(id) + "/data"; }
 std::string vocab_of(const std::string& id) { return group_of(id) + "/vocab"; }
 const std::string metric_prefix = "metric.";
@@ -101,7 +101,7 @@ std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& grou
 }
 
 void write_example(Hdf5File& f, const std::string& id, const ExampleAttention& ex) {
-  const std::string eg = example_group(id, example_name(ex.example));
+  const std::string eg = example_group(id, ResultsReader::example_name(ex.example));
   f.create_group(eg);
   f.set_attr(eg, "example", static_cast<long>(ex.example));
   f.set_attr(eg, "source", ex.source);
@@ -119,7 +119,7 @@ void write_example(Hdf5File& f, const std::string& id, const ExampleAttention& e
 
 void write_run_attributes(Hdf5File& f, const RunRecord& r) {
   const std::string g = group_of(r.id);
-  f.set_attr(g, "config", r.config);
+  f.set_attr(g, config_attribute, r.config);
   f.set_attr(g, "sweep_point", point_yaml(r.point));
   f.set_attr(g, "seed", static_cast<long>(r.seed));
   f.set_attr(g, "index", static_cast<long>(r.index));
@@ -296,7 +296,11 @@ std::vector<RunInfo> ResultsReader::runs() const {
   return out;
 }
 
-std::string ResultsReader::config(const std::string& id) const { return file_.attr_string(run_group(id), "config"); }
+std::string ResultsReader::config(const std::string& id) const { return file_.attr_string(run_group(id), config_attribute); }
+
+std::string ResultsReader::example_name(std::size_t index) { return "example_" + std::to_string(index); }
+
+bool ResultsReader::is_config_attribute(const std::string& name) { return name == config_attribute; }
 
 Tensor ResultsReader::param(const std::string& id, const std::string& dotted_name) const {
   return file_.read(param_of(known(id), dotted_name));
@@ -377,11 +381,11 @@ void write_trainer_state(const std::string& path, const TrainerState& s, const s
   f.set_attr(trainer_group, "best", s.best);
   f.set_attr(trainer_group, "has_best", static_cast<long>(s.has_best));
   f.set_attr(trainer_group, "bad_evaluations", static_cast<long>(s.bad_evaluations));
-  f.set_attr("/", "config", config);
+  f.set_attr("/", config_attribute, config);
 }
 
 std::string checkpoint_config(const std::string& path) {
-  return Hdf5File(path, Hdf5File::Mode::read).attr_string("/", "config");
+  return Hdf5File(path, Hdf5File::Mode::read).attr_string("/", config_attribute);
 }
 
 TrainerState read_trainer_state(const std::string& path) {

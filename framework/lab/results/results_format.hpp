@@ -98,6 +98,7 @@ class ResultsReader {
   // Every history column, sorted by name; empty when the run trained nothing.
   HistoryColumns history(const std::string& id) const;
   std::vector<std::string> examples(const std::string& id) const;  // "example_0", ...
+  static std::string example_name(std::size_t index);                // evaluation example index -> "example_<index>"
   ExampleAttention example(const std::string& id, const std::string& example) const;
   std::vector<std::string> map_names(const std::string& id, const std::string& example) const;
   Shape map_shape(const std::string& id, const std::string& example, const std::string& map) const;
@@ -105,8 +106,10 @@ class ResultsReader {
   std::optional<Vocabularies> vocabularies(const std::string& id) const;
   std::optional<std::string> summary_table() const;
 
-  // The run's group, for a generic tree listing (`attnlab inspect --run`).
+  // The run's group, for a generic tree listing (`attnlab inspect --run`), and whether an
+  // attribute there is the run's whole config (which a listing shows apart).
   std::string run_group(const std::string& id) const;
+  static bool is_config_attribute(const std::string& name);
   const Hdf5File& hdf5() const { return file_; }
 
  private:

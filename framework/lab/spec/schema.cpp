@@ -56,9 +56,22 @@ struct Field {
   static std::string show(const RunPlan& p) { return text_of((p .* ... .* Path)); }
 };
 
+// The descriptive part of a row; the binding members are set by the callers below.
+SpecKey described(std::string key, ValueType type, Bounds bounds, std::string range, std::string doc,
+                  std::string default_doc) {
+  SpecKey row;
+  row.key = std::move(key);
+  row.type = type;
+  row.bounds = bounds;
+  row.range_doc = std::move(range);
+  row.doc = std::move(doc);
+  row.default_doc = std::move(default_doc);
+  return row;
+}
+
 template <auto... Path>
 SpecKey bound(std::string key, ValueType type, Bounds bounds, std::string doc, std::string default_doc = "") {
-  SpecKey row{std::move(key), type, bounds, "", std::move(doc), std::move(default_doc)};
+  SpecKey row = described(std::move(key), type, bounds, "", std::move(doc), std::move(default_doc));
   row.set = &Field<Path...>::set;
   row.show = &Field<Path...>::show;
   return row;
@@ -81,17 +94,18 @@ SpecKey bound_choice(std::string key, const std::vector<std::string>& choices, s
 }
 
 SpecKey spec_level(std::string key, ValueType type, std::string range, std::string doc, std::string default_doc) {
-  return SpecKey{std::move(key), type, {}, std::move(range), std::move(doc), std::move(default_doc)};
+  return described(std::move(key), type, {}, std::move(range), std::move(doc), std::move(default_doc));
 }
 
 SpecKey plugin_name(std::string key, void (*set)(RunPlan&, const SpecValue&), std::string range, std::string doc) {
-  SpecKey row{std::move(key), ValueType::string, {}, std::move(range), std::move(doc), "(required)", set};
+  SpecKey row = described(std::move(key), ValueType::string, {}, std::move(range), std::move(doc), "(required)");
+  row.set = set;
   row.required = true;
   return row;
 }
 
 SpecKey open_section(std::string key, Options& (*options)(RunPlan&), std::string doc, std::string owner) {
-  SpecKey row{std::move(key), ValueType::plugin_options, {}, "per " + owner, std::move(doc), "per " + owner};
+  SpecKey row = described(std::move(key), ValueType::plugin_options, {}, "per " + owner, std::move(doc), "per " + owner);
   row.options = options;
   return row;
 }

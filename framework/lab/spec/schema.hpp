@@ -34,7 +34,7 @@ struct Bounds {
 
 struct SpecKey {
   std::string key;  // dotted; "model.<option>" for an open section
-  ValueType type;
+  ValueType type = ValueType::string;
   Bounds bounds;            // numeric keys (each item, for a list of ints)
   std::string range_doc;    // other keys: what a valid value is ("" = any non-empty text)
   std::string doc;          // one line: what the key does

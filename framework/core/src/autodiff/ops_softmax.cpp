@@ -161,14 +161,21 @@ Var sparsemax(const Var& x, const ValidLens& lens) {
   });
 }
 
+// y = x on each row's valid keys, exactly 0 elsewhere (also where x is inf or NaN);  dx = dy there, 0 elsewhere
 Var mask_keys(const Var& x, const ValidLens& lens) {
   if (!lens) return x;
   if (x.ndim() < 1) throw std::invalid_argument("mask_keys: needs at least one axis");
   const std::size_t n = x.shape().back();
-  const auto valid = row_ranges(x.shape(), &*lens, "mask_keys");
-  Tensor keep = xt::zeros<float>(x.shape());
-  for (std::size_t r = 0; r < valid.size(); ++r) std::fill_n(keep.data() + r * n + valid[r].begin, valid[r].size(), 1.0f);
-  return x * constant(std::move(keep));
+  auto valid = row_ranges(x.shape(), &*lens, "mask_keys");
+  Tensor y = xt::zeros<float>(x.shape());
+  for (std::size_t r = 0; r < valid.size(); ++r)
+    std::copy_n(x.value().data() + r * n + valid[r].begin, valid[r].size(), y.data() + r * n + valid[r].begin);
+  return graph_node(std::move(y), {x}, [valid = std::move(valid), n](Node& nd) {
+    float* dx = nd.parents[0]->grad_buffer().data();
+    const float* dy = nd.grad.data();
+    for (std::size_t r = 0; r < valid.size(); ++r)
+      for (std::size_t j = r * n + valid[r].begin; j < r * n + valid[r].end; ++j) dx[j] += dy[j];
+  });
 }
 
 Var masked_softmax(const Var& x, const IntTensor& lens) { return softmax_rows(x, &lens); }

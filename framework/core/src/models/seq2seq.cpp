@@ -81,7 +81,7 @@ class Seq2Seq final : public SequenceModel {
       throw SpecError(a.options.where("init"), "option 'init' must be 'xavier' or 'pytorch', got '" + init_ + "'");
     if (a.options.has("attention") && a.options.text("attention") != "none")
       throw SpecError(a.options.where("attention"), "option 'attention' takes 'none' (no attention) or the keys "
-                                                      "mode, scoring, scoring_options, mode_options, heads");
+                                                      "mode, scoring, scoring_options, normalizer, normalizer_options, mode_options, heads");
     const std::size_t dirs = bidirectional_ ? 2 : 1, dec_hidden = hidden_ * dirs;
     src_embed_.emplace(a.params.child("encoder").child("embedding"), data_.src_vocab.size(), embed_);
     RnnConfig enc = rnn_config(a.options, embed_, hidden_, cell_options_);

@@ -85,7 +85,8 @@ Var log_softmax(const Var& x);  // over the last axis
 // that the row sums to 1; entries can be exactly 0. dx = dy - mean_{y>0}(dy) on the support,
 // 0 off it. Masked entries and rows of length 0 give 0.
 Var sparsemax(const Var& x, const ValidLens& lens);
-// x with the entries at or past each row's valid length set to exactly 0 (dx: dy there too).
+// x with the entries outside each row's valid keys set to exactly 0, even where x is inf or NaN
+// (dx: dy on the valid keys, 0 elsewhere).
 Var mask_keys(const Var& x, const ValidLens& lens);
 
 // ---- losses (ops_loss.cpp) ----
