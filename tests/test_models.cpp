@@ -12,22 +12,8 @@
 using namespace attn;
 using attn::test::builtins;
 using attn::test::randn;
+using attn::test::reverse_task;
 using attn::test::Golden;
-
-namespace {
-
-Data reverse_task(std::size_t num_train) {
-  Options o;
-  o.set("task", "reverse");
-  o.set("num_train", std::to_string(num_train));
-  o.set("num_valid", "50");
-  o.set("num_steps", "7");
-  o.set("max_len", "5");
-  Rng rng(4);
-  return builtins().datasets.create("sequence_task", DatasetArgs{o, ""})->load(rng);
-}
-
-}  // namespace
 
 TEST_CASE("Nadaraya-Watson reproduces d2l's PyTorch run: learned w and both test MSEs to 1e-4", "[models][nw][d2l][golden]") {
   const Golden g("nadaraya_watson.txt");

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "attnlab/models/model.hpp"
 #include "attnlab/registries.hpp"
 #include "test_support.hpp"
 
@@ -60,6 +61,63 @@ TEST_CASE("the normalizer option reaches Nadaraya-Watson, and its maps are the n
       else CHECK(zeros == 0);
       if (normalizer == "sigmoid") CHECK(std::abs(row_sum(w, 0) - 1.0) > 1e-3);  // rows need not sum to 1
       else CHECK(row_sum(w, 0) == Approx(1.0).margin(1e-5));
+    }
+  }
+}
+
+// Every recorded map (kind, layer, head) of the first example, from a fresh model with `options`.
+std::vector<Tensor> maps_of(const std::string& model_name, const std::vector<std::pair<std::string, std::string>>& options) {
+  static const Data data = attn::test::reverse_task(16);
+  ParamStore store;
+  Rng rng(3);
+  Options o;
+  for (const auto& [key, value] : options) o.set(key, value);
+  auto model = builtins().models.create(model_name, ModelArgs{builtins(), ParamScope(store, rng), o, data});
+  const auto examples = model->record_attention({0});
+  std::vector<Tensor> maps;
+  for (const AttentionMap& m : examples.at(0).maps) maps.push_back(m.weights);
+  return maps;
+}
+
+TEST_CASE("the normalizer option reaches seq2seq (one head and several) and every Transformer block", "[normalizers][models]") {
+  struct Case {
+    std::string name, model, key;
+    std::vector<std::pair<std::string, std::string>> options;
+  };
+  const std::vector<Case> cases = {
+      {"seq2seq", "seq2seq", "attention.normalizer", {{"embed", "8"}, {"hidden", "8"}}},
+      {"seq2seq, 2 heads", "seq2seq", "attention.normalizer", {{"embed", "8"}, {"hidden", "8"}, {"attention.heads", "2"}}},
+      {"transformer", "transformer", "normalizer", {{"d_model", "8"}, {"ffn_hidden", "16"}, {"heads", "2"}, {"layers", "2"}}}};
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const auto with = [&](const std::string& normalizer) {
+        auto options = c.options;
+        options.emplace_back(c.key, normalizer);
+        return maps_of(c.model, options);
+      };
+      const std::vector<Tensor> softmax = with("softmax"), sparsemax = with("sparsemax"), sigmoid = with("sigmoid");
+      REQUIRE(softmax.size() == (c.model == "transformer" ? 3u : 1u));
+      for (std::size_t m = 0; m < softmax.size(); ++m) {
+        const auto& shape = softmax[m].shape();
+        REQUIRE(shape[1] == (c.name == "seq2seq" ? 1u : 2u));
+        for (std::size_t l = 0; l < shape[0]; ++l) {
+          double differs = 0;  // same parameters, another normalizer: other weights in every block
+          for (std::size_t h = 0; h < shape[1]; ++h)
+            for (std::size_t q = 0; q < shape[2]; ++q) {
+              double soft = 0, sparse = 0, sig = 0;
+              for (std::size_t k = 0; k < shape[3]; ++k) {
+                soft += softmax[m](l, h, q, k), sparse += sparsemax[m](l, h, q, k), sig += sigmoid[m](l, h, q, k);
+                differs += std::abs(softmax[m](l, h, q, k) - sparsemax[m](l, h, q, k));
+              }
+              INFO("map " << m << ", layer " << l << ", head " << h << ", query " << q);
+              CHECK(soft == Approx(1.0).margin(1e-5));
+              CHECK(sparse == Approx(1.0).margin(1e-5));
+              CHECK(std::abs(sig - 1.0) > 1e-3);  // sigmoid rows need not sum to 1
+            }
+          INFO("map " << m << ", layer " << l);
+          CHECK(differs > 1e-3);
+        }
+      }
     }
   }
 }

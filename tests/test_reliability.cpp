@@ -146,29 +146,44 @@ TEST_CASE("misbehaving plugins fail only their own runs, with an error naming th
   }
 }
 
-TEST_CASE("a plugin whose constructor throws is a spec error at its name: validate and run exit 2, write nothing",
+TEST_CASE("a plugin of any kind whose constructor throws is a spec error at its name: validate and run exit 2, write nothing",
           "[reliability][plugins]") {
-  TempDir tmp("attnlab-reliability");
-  const std::string spec = tmp / "constructor.yaml";
-  std::ofstream(spec) << "name: constructor\n"
-                         "dataset:\n"
-                         "  name: regression1d\n"
-                         "model:\n"
-                         "  name: nadaraya_watson\n"
-                         "sweep:\n"
-                         "  model.scoring: [gaussian, throws_in_constructor]\n";
-  RunnerOptions o;
-  o.plugins = {bad_plugin("throws_in_constructor")};
-  o.output = tmp / "r.h5";
-  const auto diags = check_spec(spec, o);
-  REQUIRE(diags.size() == 1);
-  CHECK(diags[0].str() == spec + ":7:29: scoring function 'throws_in_constructor' (plugin " +
-                              bad_plugin("throws_in_constructor") +
-                              ") threw while being constructed: deliberate failure in the constructor");
-  CHECK(run_experiment(spec, o) == 2);
-  CHECK_FALSE(std::filesystem::exists(tmp / "r.h5"));
-  const std::string plugin = " --plugin " + bad_plugin("throws_in_constructor");
-  CHECK(WEXITSTATUS(std::system((attn::test::attnlab_exe + " validate " + spec + plugin + " 2>/dev/null").c_str())) == 2);
+  struct Case {
+    std::string kind, key, plugin, builtin;
+  };
+  const std::string library = bad_plugin("throws_in_constructor");
+  for (const Case& c : {Case{"scoring function", "model.attention.scoring", "throws_in_constructor", "dot"},
+                        Case{"RNN cell", "model.cell", "throwing_cell", "gru"},
+                        Case{"attention mode", "model.attention.mode", "throwing_mode", "qkv"},
+                        Case{"normalizer", "model.attention.normalizer", "throwing_normalizer", "softmax"}}) {
+    DYNAMIC_SECTION(c.kind) {
+      TempDir tmp("attnlab-reliability");
+      const std::string spec = tmp / "constructor.yaml";
+      const std::string sweep_line = "  " + c.key + ": [" + c.builtin + ", ";
+      std::ofstream(spec) << "name: constructor\n"
+                             "dataset:\n"
+                             "  name: sequence_task\n"
+                             "  num_train: 32\n"
+                             "model:\n"
+                             "  name: seq2seq\n"
+                             "  embed: 8\n"
+                             "  hidden: 8\n"
+                             "  attention:\n"
+                             "    scoring: dot\n"
+                             "sweep:\n"
+                          << sweep_line << c.plugin << "]\n";
+      RunnerOptions o;
+      o.plugins = {library};
+      o.output = tmp / "r.h5";
+      const auto diags = check_spec(spec, o);
+      REQUIRE(diags.size() == 1);
+      CHECK(diags[0].str() == spec + ":12:" + std::to_string(sweep_line.size() + 1) + ": " + c.kind + " '" + c.plugin +
+                                  "' (plugin " + library + ") threw while being constructed: deliberate failure in the constructor");
+      CHECK(run_experiment(spec, o) == 2);
+      CHECK_FALSE(std::filesystem::exists(tmp / "r.h5"));
+      CHECK(WEXITSTATUS(std::system((attn::test::attnlab_exe + " validate " + spec + " --plugin " + library + " 2>/dev/null").c_str())) == 2);
+    }
+  }
 }
 
 TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume completes it bit-identically", "[reliability][faults][slow]") {

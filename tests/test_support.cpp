@@ -34,6 +34,17 @@ Tensor randn(const Shape& shape, std::uint64_t seed, float min_abs) {
   return t;
 }
 
+Data reverse_task(std::size_t num_train) {
+  Options o;
+  o.set("task", "reverse");
+  o.set("num_train", std::to_string(num_train));
+  o.set("num_valid", "50");
+  o.set("num_steps", "7");
+  o.set("max_len", "5");
+  Rng rng(4);
+  return builtins().datasets.create("sequence_task", DatasetArgs{o, ""})->load(rng);
+}
+
 CommandOutput command_output(const std::string& command) {
   CommandOutput out;
   FILE* p = popen(command.c_str(), "r");

@@ -18,6 +18,9 @@ const Registries& builtins();
 // N(0, 1) entries; with min_abs > 0 entries are pushed away from 0 (kinks, poles).
 Tensor randn(const Shape& shape, std::uint64_t seed, float min_abs = 0.0f);
 
+// The reverse task (digit strings of length 1..5, num_steps 7, 50 validation pairs), drawn with seed 4.
+Data reverse_task(std::size_t num_train);
+
 // What a shell command prints on standard output, and its exit status.
 struct CommandOutput {
   std::string text;
