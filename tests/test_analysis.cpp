@@ -67,6 +67,45 @@ std::string read(const std::string& path) {
 
 }  // namespace
 
+TEST_CASE("attention is recorded on the probe set: the same inputs for every seed, snapshots, metrics per head", "[analysis][probe]") {
+  const Workspace w;
+  const ResultsReader file(w.seq);
+  const std::vector<std::string> ids = file.run_ids();  // 2 scorings x 2 seeds
+  REQUIRE(ids.size() == 4);
+  const ExampleAttention first = file.example(ids[0], "example_0");
+  for (const std::string& id : ids) {
+    INFO(id);
+    const ExampleAttention ex = file.example(id, "example_0");
+    CHECK(ex.source == first.source);  // every run and seed looks at the same input
+    CHECK(ex.target == first.target);
+    REQUIRE(ex.maps.size() == 1);
+    CHECK(ex.maps[0].gold_keys.size() == ex.maps[0].queries.size());  // reverse: a gold key per query
+    CHECK(file.snapshot_epochs(id) == std::vector<std::size_t>{1, 3});  // record.epochs: [1, 3]
+    CHECK(file.snapshot(id, 1, "example_1").maps.at(0).name == "cross");
+    const std::vector<MapMetrics> final_metrics = file.attention_metrics(id);
+    REQUIRE(final_metrics.size() == 1);
+    CHECK(final_metrics[0].map == "cross");
+    for (const char* metric : {"entropy", "max_weight", "effective_keys", "alignment", "gold_mass"}) {
+      INFO(metric);
+      REQUIRE(final_metrics[0].values.count(metric));
+      CHECK(file.run(id).metrics.count(std::string("attention.cross.") + metric));
+    }
+    CHECK(file.attention_metrics(id, 2).size() == 1);  // every evaluated epoch is measured
+    bool column = false;
+    for (const auto& [name, values] : file.history(id)) column |= name == "attention.cross.alignment";
+    CHECK(column);
+  }
+  // The arrays say what they hold.
+  const Hdf5File& h = file.hdf5();
+  const std::string entropy = file.run_group(ids[0]) + "/attention_metrics/cross/entropy";
+  CHECK(h.attr_string(entropy, "dims") == "layer,head");
+  CHECK(h.attr_string(file.run_group(ids[0]) + "/attention/example_0/cross/weights", "dims") == "layer,head,query,key");
+  CHECK(h.attr_string(file.run_group(ids[0]) + "/history/attention/cross/alignment", "dims") == "epoch,layer,head");
+  // compare shows the attention table beside the metrics
+  const std::string table = format_summary(summarize(file.runs()), TableFormat::text);
+  CHECK_THAT(table, Catch::Contains("attention on the probe set") && Catch::Contains("gold_mass"));
+}
+
 TEST_CASE("inspect: runs, config differences, stored maps; --run shows the tree with shapes", "[analysis][inspect]") {
   Workspace w;
   const Output all = capture(attnlab_exe + " inspect " + w.seq);

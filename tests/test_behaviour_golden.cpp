@@ -120,7 +120,9 @@ TEST_CASE("today's code reproduces the behaviour golden files bit for bit (1e-5 
   for (const std::string name : {"nadaraya-watson", "seq2seq", "seq2seq-no-attention", "transformer"}) {
     DYNAMIC_SECTION(name) {
       const std::vector<std::string> found = run_and_compare(name, {});
-      INFO("differences: " << found.size() << (found.empty() ? "" : ", first: " + found[0]));
+      std::string all;
+      for (const std::string& d : found) all += "\n  " + d;
+      INFO("differences: " << found.size() << all);
       CHECK(found.empty());
     }
   }

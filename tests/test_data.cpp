@@ -112,6 +112,33 @@ TEST_CASE("sequence tasks: reverse, copy, sort and add are what they say", "[dat
   CHECK_THROWS_WITH(load("sequence_task", {{"task", "rotate"}}), Catch::Contains("one of copy, reverse, sort, add"));
 }
 
+TEST_CASE("the probe set: the same examples for every run seed, with the task's gold alignment", "[data][tasks][probe]") {
+  for (const std::string task : {"reverse", "copy", "sort"}) {
+    DYNAMIC_SECTION(task) {
+      const auto a = std::get<SequenceData>(load("sequence_task", {{"task", task}, {"num_train", "20"}}, 1));
+      const auto b = std::get<SequenceData>(load("sequence_task", {{"task", task}, {"num_train", "20"}}, 2));
+      REQUIRE(a.probe.size() == probe_size);
+      CHECK((a.train.src != b.train.src));  // the seed changes the training data...
+      CHECK((a.probe.src == b.probe.src));  // ...not the probe set
+      CHECK((a.probe.alignment == b.probe.alignment));
+      for (std::size_t i = 0; i < probe_size; ++i) {
+        const int n = a.probe.src_lens(i) - 1;  // digits before <eos>
+        for (int t = 0; t <= n; ++t) {
+          const int gold = a.probe.alignment(i, static_cast<std::size_t>(t));
+          INFO("example " << i << ", target position " << t);
+          CHECK(a.probe.tgt(i, static_cast<std::size_t>(t)) == a.probe.src(i, static_cast<std::size_t>(gold)));  // the token it copies
+          if (task == "reverse" && t < n) CHECK(gold == n - 1 - t);
+          if (task == "copy") CHECK(gold == t);
+        }
+        CHECK(a.probe.alignment(i, static_cast<std::size_t>(n)) == n);  // <eos> looks at <eos>
+        if (static_cast<std::size_t>(n + 1) < 10) CHECK(a.probe.alignment(i, static_cast<std::size_t>(n + 1)) == -1);
+      }
+    }
+  }
+  // add has no token-to-token alignment
+  CHECK(std::get<SequenceData>(load("sequence_task", {{"task", "add"}})).probe.alignment.dimension() == 0);
+}
+
 TEST_CASE("regression1d: d2l's function, sorted inputs, noise-free test truth, seeded", "[data][regression]") {
   const auto a = std::get<RegressionData>(load("regression1d", {}, 5));
   const auto b = std::get<RegressionData>(load("regression1d", {}, 5));

@@ -65,6 +65,14 @@ TEST_CASE("the normalizer option reaches Nadaraya-Watson, and its maps are the n
   }
 }
 
+// The sum of every row of a map [layer, head, query, key].
+std::vector<double> row_sums(const Tensor& w) {
+  const std::size_t n = w.shape()[3];
+  std::vector<double> sums(w.size() / n, 0.0);
+  for (std::size_t i = 0; i < w.size(); ++i) sums[i / n] += w.data()[i];
+  return sums;
+}
+
 // Every recorded map (kind, layer, head) of the first example, from a fresh model with `options`.
 std::vector<Tensor> maps_of(const std::string& model_name, const std::vector<std::pair<std::string, std::string>>& options) {
   static const Data data = attn::test::reverse_task(16);
@@ -97,24 +105,26 @@ TEST_CASE("the normalizer option reaches seq2seq (one head and several) and ever
       };
       const std::vector<Tensor> softmax = with("softmax"), sparsemax = with("sparsemax"), sigmoid = with("sigmoid");
       REQUIRE(softmax.size() == (c.model == "transformer" ? 3u : 1u));
+      REQUIRE(sparsemax.size() == softmax.size());
+      REQUIRE(sigmoid.size() == softmax.size());
       for (std::size_t m = 0; m < softmax.size(); ++m) {
-        const auto& shape = softmax[m].shape();
-        REQUIRE(shape[1] == (c.name == "seq2seq" ? 1u : 2u));
-        for (std::size_t l = 0; l < shape[0]; ++l) {
-          double differs = 0;  // same parameters, another normalizer: other weights in every block
-          for (std::size_t h = 0; h < shape[1]; ++h)
-            for (std::size_t q = 0; q < shape[2]; ++q) {
-              double soft = 0, sparse = 0, sig = 0;
-              for (std::size_t k = 0; k < shape[3]; ++k) {
-                soft += softmax[m](l, h, q, k), sparse += sparsemax[m](l, h, q, k), sig += sigmoid[m](l, h, q, k);
-                differs += std::abs(softmax[m](l, h, q, k) - sparsemax[m](l, h, q, k));
-              }
-              INFO("map " << m << ", layer " << l << ", head " << h << ", query " << q);
-              CHECK(soft == Approx(1.0).margin(1e-5));
-              CHECK(sparse == Approx(1.0).margin(1e-5));
-              CHECK(std::abs(sig - 1.0) > 1e-3);  // sigmoid rows need not sum to 1
-            }
-          INFO("map " << m << ", layer " << l);
+        INFO("map " << m);
+        REQUIRE(softmax[m].shape()[1] == (c.name == "seq2seq" ? 1u : 2u));
+        CHECK_THAT(row_sums(softmax[m]), Catch::Matchers::Approx(std::vector<double>(row_sums(softmax[m]).size(), 1.0)).margin(1e-5));
+        CHECK_THAT(row_sums(sparsemax[m]), Catch::Matchers::Approx(std::vector<double>(row_sums(sparsemax[m]).size(), 1.0)).margin(1e-5));
+        const std::vector<double> sigmoid_sums = row_sums(sigmoid[m]);  // sigmoid rows need not sum to 1
+        CHECK(std::count_if(sigmoid_sums.begin(), sigmoid_sums.end(), [](double sum) { return std::abs(sum - 1.0) > 1e-3; }) >
+              static_cast<std::ptrdiff_t>(sigmoid_sums.size() / 2));
+        // Same parameters, another normalizer: other weights in every layer. (Greedy decoding
+        // may stop at another length, so the query rows both maps have are compared.)
+        const auto& a = softmax[m].shape();
+        const std::size_t rows = std::min(a[2], sparsemax[m].shape()[2]);
+        for (std::size_t l = 0; l < a[0]; ++l) {
+          double differs = 0;
+          for (std::size_t h = 0; h < a[1]; ++h)
+            for (std::size_t q = 0; q < rows; ++q)
+              for (std::size_t k = 0; k < a[3]; ++k) differs += std::abs(softmax[m](l, h, q, k) - sparsemax[m](l, h, q, k));
+          INFO("layer " << l);
           CHECK(differs > 1e-3);
         }
       }

@@ -52,9 +52,13 @@ std::map<std::string, std::string> fingerprint(const std::string& path) {
       } else if (p.find("/params/") != std::string::npos) {
         const Tensor t = f.read(p);
         out[p] = std::string(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(float));
-      } else if (p.find("/history/") != std::string::npos && p.find("/seconds") == std::string::npos) {
-        const std::vector<double> column = f.read_doubles(p);  // every column but the timings
-        out[p] = std::string(reinterpret_cast<const char*>(column.data()), column.size() * sizeof(double));
+      } else if (c != "seconds") {  // every dataset but the timings: history, maps, metrics, labels
+        try {
+          const std::vector<double> column = f.read_doubles(p);
+          out[p] = std::string(reinterpret_cast<const char*>(column.data()), column.size() * sizeof(double));
+        } catch (const FileError&) {  // labels and vocabularies are strings
+          for (const std::string& label : f.read_strings(p)) out[p] += label + "\n";
+        }
       }
     }
   };
@@ -156,7 +160,7 @@ TEST_CASE("the schema's defaults are the plan's: a spec without optional keys pl
   REQUIRE(set.spec);
   CHECK(set.spec->runs[0].training.lr == 0.25f);
   CHECK(set.spec->runs[0].max_len == std::optional<std::size_t>(7));
-  CHECK(set.spec->runs[0].record_attention == std::vector<std::size_t>{4});
+  CHECK(set.spec->runs[0].training.attention.examples == std::vector<std::size_t>{4});
 }
 
 TEST_CASE("the shipped experiments are valid", "[runner][specs]") {

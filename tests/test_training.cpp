@@ -114,6 +114,7 @@ TEST_CASE("a run resumed from a checkpoint ends bit-identical to an uninterrupte
     config.schedule.warmup = 3;
     config.schedule.step_size = 4;
     config.label_smoothing = 0.1f;
+    config.attention.epochs = {1, 3};  // snapshots before and after the interruption
   }
   SmallRun whole;
   Trainer straight(*whole.model, whole.store, builtins(), config, 11);
@@ -143,6 +144,19 @@ TEST_CASE("a run resumed from a checkpoint ends bit-identical to an uninterrupte
     CHECK(straight.history()[e].lr == resumed.history()[e].lr);
     CHECK(straight.history()[e].statistics == resumed.history()[e].statistics);
     CHECK(straight.history()[e].metrics == resumed.history()[e].metrics);
+    // attention metrics per head (float32 in the checkpoint) and the snapshots of the maps
+    const auto& a = straight.history()[e].attention;
+    const auto& b = resumed.history()[e].attention;
+    REQUIRE(a.size() == b.size());
+    for (std::size_t m = 0; m < a.size(); ++m)
+      for (const auto& [metric, values] : a[m].values)
+        for (std::size_t h = 0; h < values.size(); ++h)
+          CHECK(static_cast<float>(values[h]) == static_cast<float>(b[m].values.at(metric)[h]));
+    const auto& snap = straight.history()[e].snapshot;
+    REQUIRE(snap.size() == resumed.history()[e].snapshot.size());
+    CHECK(snap.empty() == !(knobs && (e == 0 || e == 2)));
+    for (std::size_t x = 0; x < snap.size(); ++x)
+      CHECK((snap[x].maps.at(0).weights == resumed.history()[e].snapshot[x].maps.at(0).weights));
   }
   std::remove(path.c_str());
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lab/results/results_format.hpp"
+#include "lab/results/summary.hpp"
 #include "lab/results/hdf5_file.hpp"
 #include "attnlab/suggest.hpp"
 
@@ -26,12 +27,6 @@ void flatten(const YAML::Node& n, const std::string& prefix, std::map<std::strin
   } else if (n.IsScalar()) {
     out[prefix] = n.as<std::string>();
   }
-}
-
-std::string fixed(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, std::abs(v) >= 1000 || (v != 0 && std::abs(v) < 1e-3) ? "%.3g" : "%.4f", v);
-  return buf;
 }
 
 std::string shape_text(const Shape& s) {
@@ -52,8 +47,8 @@ void runs_table(const std::vector<RunInfo>& runs, std::ostringstream& out) {
   std::vector<std::vector<std::string>> table = {{"run", "status", "epochs", "wall s"}};
   for (const std::string& m : metric_names) table[0].push_back(m);
   for (const RunInfo& r : runs) {
-    std::vector<std::string> row = {r.id, to_string(r.status), std::to_string(r.epochs_done), fixed(r.wall_seconds)};
-    for (const std::string& m : metric_names) row.push_back(r.metrics.count(m) ? fixed(r.metrics.at(m)) : "-");
+    std::vector<std::string> row = {r.id, to_string(r.status), std::to_string(r.epochs_done), format_number(r.wall_seconds)};
+    for (const std::string& m : metric_names) row.push_back(r.metrics.count(m) ? format_number(r.metrics.at(m)) : "-");
     table.push_back(row);
   }
   std::vector<std::size_t> width(table[0].size(), 0);
@@ -134,7 +129,7 @@ std::string inspect_run(const std::string& path, const std::string& run) {
           if (v.size() > 60 || v.find('\n') != std::string::npos) v = v.substr(0, std::min(v.find('\n'), std::size_t{60})) + " ...";
           break;
         case Hdf5File::AttrType::integer: v = std::to_string(f.attr_long(p, a)); break;
-        case Hdf5File::AttrType::real: v = fixed(f.attr_double(p, a)); break;
+        case Hdf5File::AttrType::real: v = format_number(f.attr_double(p, a)); break;
         default: v = "(other type)";
       }
       out << pad << "@" << a << " = " << v << "\n";

@@ -22,27 +22,34 @@ pre { background: #f7f7f7; padding: 1em; overflow-x: auto; font-size: 12px; }
 .muted { color: #777; font-size: 13px; }
 )";
 
+// The comparison as HTML: format_summary's Markdown tables, cell by cell.
 std::string html_table(const Summary& s) {
   std::ostringstream out;
-  out << "<table><tr><th>sweep point</th><th>runs ok</th>";
-  for (const auto& m : s.metrics) out << "<th>" << svg::escape(m) << "</th>";
-  out << "<th>wall s</th></tr>\n";
-  for (const SummaryRow& r : s.rows) {
-    out << "<tr><td>" << svg::escape(r.point) << "</td><td>" << r.ok << "/" << r.runs << "</td>";
-    for (const auto& m : s.metrics) {
-      const auto it = r.metrics.find(m);
-      char buf[64] = "-";
-      if (it != r.metrics.end()) {
-        if (r.ok > 1) std::snprintf(buf, sizeof buf, "%.4g &plusmn; %.2g", it->second.first, it->second.second);
-        else std::snprintf(buf, sizeof buf, "%.4g", it->second.first);
-      }
-      out << "<td>" << buf << "</td>";
+  std::istringstream md(format_summary(s, TableFormat::markdown));
+  std::string line;
+  bool open = false, header = false;
+  while (std::getline(md, line)) {
+    if (line.rfind("| ---", 0) == 0) continue;
+    if (line.rfind("|", 0) != 0) {  // a caption between tables
+      if (open) out << "</table>\n";
+      open = false;
+      if (!line.empty()) out << "<p class=\"muted\">" << svg::escape(line) << "</p>\n";
+      continue;
     }
-    char wall[32];
-    std::snprintf(wall, sizeof wall, "%.2f", r.wall_mean);
-    out << "<td>" << wall << "</td></tr>\n";
+    if (!open) out << "<table>", open = true, header = true;
+    out << "<tr>";
+    std::istringstream cells(line.substr(1));
+    std::string c;
+    while (std::getline(cells, c, '|')) {
+      const auto b = c.find_first_not_of(' '), e = c.find_last_not_of(' ');
+      const std::string text = b == std::string::npos ? "" : c.substr(b, e - b + 1);
+      out << (header ? "<th>" : "<td>") << svg::escape(text) << (header ? "</th>" : "</td>");
+    }
+    out << "</tr>\n";
+    header = false;
   }
-  return out.str() + "</table>\n";
+  if (open) out << "</table>\n";
+  return out.str();
 }
 
 }  // namespace
@@ -72,11 +79,7 @@ void run_section(const ResultsReader& file, const RunInfo& r, std::ostringstream
     out << "<table><tr>";
     for (const auto& [m, v] : r.metrics) out << "<th>" << svg::escape(m) << "</th>";
     out << "</tr><tr>";
-    for (const auto& [m, v] : r.metrics) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.4g", v);
-      out << "<td>" << buf << "</td>";
-    }
+    for (const auto& [m, v] : r.metrics) out << "<td>" << format_number(v) << "</td>";
     out << "</tr></table>\n";
   }
   out << "<div class=\"pictures\">\n";

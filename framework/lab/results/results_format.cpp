@@ -7,22 +7,13 @@
 #include <ctime>
 
 #include "attnlab/suggest.hpp"
+#include "lab/results/layout.hpp"
 
 namespace attn {
 namespace {
 
-// ---- the layout: every path and attribute name of the format ----
-const std::string runs_group = "/runs";
-const std::string summary_group = "/summary";
-const std::string trainer_group = "/trainer";  // checkpoints
-std::string group_of(const std::string& id) { return runs_group + "/" + id; }
-std::string history_of(const std::string& id) { return group_of(id) + "/history"; }
-std::string attention_of(const std::string& id) { return group_of(id) + "/attention"; }
-std::string example_group(const std::string& id, const std::string& example) { return attention_of(id) + "/" + example; }
-const std::string config_attribute = "config";
-std::string data_of(const std::string& id) { return group_of(id) + "/data"; }
-std::string vocab_of(const std::string& id) { return group_of(id) + "/vocab"; }
-const std::string metric_prefix = "metric.";
+using namespace layout;
+
 const std::vector<std::string> fixed_history = {"epoch", "train_loss", "grad_norm", "clipped_fraction", "lr", "seconds"};
 // A history column that holds a training statistic (EpochRecord::statistics), not a metric.
 bool is_statistic(const std::string& column) {
@@ -64,18 +55,11 @@ long long_attr_or(const Hdf5File& f, const std::string& object, const std::strin
   return f.has_attr(object, name) ? f.attr_long(object, name) : fallback;
 }
 
-Tensor positions(const std::vector<float>& v) {
-  Tensor t = Tensor::from_shape({v.size()});
-  std::copy(v.begin(), v.end(), t.begin());
-  return t;
-}
-
-std::vector<float> floats(const Tensor& t) { return {t.begin(), t.end()}; }
-
 void write_history(Hdf5File& f, const std::string& group, const std::vector<EpochRecord>& history) {
   f.create_group(group);
   if (history.empty()) return;
   for (const auto& [name, column] : history_columns(history)) f.write(group + "/" + name, column);
+  write_attention_history(f, group, history);
 }
 
 std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& group) {
@@ -85,6 +69,7 @@ std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& grou
   history.resize(epoch.size());
   for (std::size_t i = 0; i < epoch.size(); ++i) history[i].epoch = static_cast<std::size_t>(epoch[i]);
   for (const std::string& column : f.children(group)) {
+    if (f.is_group(group + "/" + column)) continue;  // attention metrics and snapshots
     const std::vector<double> values = f.read_doubles(group + "/" + column);
     for (std::size_t i = 0; i < values.size() && i < history.size(); ++i) {
       EpochRecord& e = history[i];
@@ -97,24 +82,8 @@ std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& grou
       else if (column != "epoch" && !std::isnan(values[i])) e.metrics[column] = values[i];
     }
   }
+  read_attention_history(f, group, history);
   return history;
-}
-
-void write_example(Hdf5File& f, const std::string& id, const ExampleAttention& ex) {
-  const std::string eg = example_group(id, ResultsReader::example_name(ex.example));
-  f.create_group(eg);
-  f.set_attr(eg, "example", static_cast<long>(ex.example));
-  f.set_attr(eg, "source", ex.source);
-  f.set_attr(eg, "target", ex.target);
-  f.set_attr(eg, "prediction", ex.prediction);
-  for (const AttentionMap& m : ex.maps) {
-    const std::string mg = eg + "/" + m.name;
-    f.write(mg + "/weights", m.weights);
-    f.write(mg + "/queries", m.queries);
-    f.write(mg + "/keys", m.keys);
-    if (!m.query_positions.empty()) f.write(mg + "/query_positions", positions(m.query_positions));
-    if (!m.key_positions.empty()) f.write(mg + "/key_positions", positions(m.key_positions));
-  }
 }
 
 void write_run_attributes(Hdf5File& f, const RunRecord& r) {
@@ -196,7 +165,8 @@ void write_run(const std::string& path, const RunRecord& r) {
   for (const auto& [name, value] : r.params) f.write(param_of(r.id, name), value);
   write_history(f, history_of(r.id), r.history);
   f.create_group(attention_of(r.id));
-  for (const ExampleAttention& ex : r.attention) write_example(f, r.id, ex);
+  for (const ExampleAttention& ex : r.attention) write_example(f, attention_of(r.id) + "/" + example_name(ex.example), ex);
+  write_attention_metrics(f, attention_metrics_of(r.id), r.attention_metrics);
   write_named(f, data_of(r.id), r.plot_data);
   if (!r.src_vocab.empty()) {
     f.write(vocab_of(r.id) + "/source", r.src_vocab);
@@ -298,7 +268,7 @@ std::vector<RunInfo> ResultsReader::runs() const {
 
 std::string ResultsReader::config(const std::string& id) const { return file_.attr_string(run_group(id), config_attribute); }
 
-std::string ResultsReader::example_name(std::size_t index) { return "example_" + std::to_string(index); }
+std::string ResultsReader::example_name(std::size_t index) { return layout::example_name(index); }
 
 bool ResultsReader::is_config_attribute(const std::string& name) { return name == config_attribute; }
 
@@ -310,7 +280,8 @@ HistoryColumns ResultsReader::history(const std::string& id) const {
   HistoryColumns out;  // the columns the file has, by name (format 1 has no grad_norm)
   const std::string g = history_of(known(id));
   if (!file_.exists(g + "/epoch")) return out;
-  for (const std::string& column : file_.children(g)) out.emplace_back(column, file_.read_doubles(g + "/" + column));
+  for (const std::string& column : file_.children(g))
+    if (!file_.is_group(g + "/" + column)) out.emplace_back(column, file_.read_doubles(g + "/" + column));
   return out;
 }
 
@@ -320,30 +291,44 @@ std::vector<std::string> ResultsReader::examples(const std::string& id) const {
 }
 
 std::vector<std::string> ResultsReader::map_names(const std::string& id, const std::string& example) const {
-  const std::string eg = example_group(known(id), example);
+  const std::string eg = attention_of(known(id)) + "/" + example;
   if (!file_.exists(eg)) throw UsageError(unknown_name_message("recorded example", example, examples(id)));
   return file_.children(eg);
 }
 
 Shape ResultsReader::map_shape(const std::string& id, const std::string& example, const std::string& map) const {
-  return file_.shape(example_group(id, example) + "/" + map + "/weights");
+  return file_.shape(attention_of(id) + "/" + example + "/" + map + "/weights");
 }
 
 ExampleAttention ResultsReader::example(const std::string& id, const std::string& example) const {
-  const std::string eg = example_group(id, example);
-  ExampleAttention ex;
-  for (const std::string& name : map_names(id, example)) {
-    const std::string mg = eg + "/" + name;
-    AttentionMap m{name, file_.read(mg + "/weights"), file_.read_strings(mg + "/queries"),
-                   file_.read_strings(mg + "/keys"), {}, {}};
-    if (file_.exists(mg + "/query_positions")) m.query_positions = floats(file_.read(mg + "/query_positions"));
-    if (file_.exists(mg + "/key_positions")) m.key_positions = floats(file_.read(mg + "/key_positions"));
-    ex.maps.push_back(std::move(m));
-  }
-  if (file_.has_attr(eg, "example")) ex.example = static_cast<std::size_t>(file_.attr_long(eg, "example"));
-  for (auto [field, name] : {std::pair{&ex.source, "source"}, {&ex.target, "target"}, {&ex.prediction, "prediction"}})
-    if (file_.has_attr(eg, name)) *field = file_.attr_string(eg, name);
-  return ex;
+  map_names(id, example);  // an unknown example is a UsageError naming the recorded ones
+  return read_example(file_, attention_of(id) + "/" + example);
+}
+
+std::vector<MapMetrics> ResultsReader::attention_metrics(const std::string& id) const {
+  return read_attention_metrics(file_, attention_metrics_of(known(id)));
+}
+
+std::vector<MapMetrics> ResultsReader::attention_metrics(const std::string& id, std::size_t epoch) const {
+  const std::vector<EpochRecord> history = read_history(file_, history_of(known(id)));
+  for (const EpochRecord& e : history)
+    if (e.epoch == epoch) return e.attention;
+  return {};
+}
+
+std::vector<std::size_t> ResultsReader::snapshot_epochs(const std::string& id) const {
+  const std::string g = history_of(known(id)) + "/" + history_snapshots;
+  std::vector<std::size_t> epochs;
+  if (file_.exists(g))
+    for (const std::string& name : file_.children(g)) epochs.push_back(std::stoul(name.substr(name.find('_') + 1)));
+  std::sort(epochs.begin(), epochs.end());
+  return epochs;
+}
+
+ExampleAttention ResultsReader::snapshot(const std::string& id, std::size_t epoch, const std::string& example) const {
+  const std::string g = history_of(known(id)) + "/" + history_snapshots + "/" + epoch_name(epoch) + "/" + example;
+  if (!file_.exists(g)) throw UsageError("run '" + id + "' has no snapshot of " + example + " at epoch " + std::to_string(epoch));
+  return read_example(file_, g);
 }
 
 std::optional<Tensor> ResultsReader::plot_data(const std::string& id, const std::string& name) const {

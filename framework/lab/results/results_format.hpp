@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/models/attention_metrics.hpp"
 #include "attnlab/models/model.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "lab/results/hdf5_file.hpp"
@@ -60,6 +61,7 @@ struct RunRecord {
   std::vector<EpochRecord> history;
   NamedTensors params;                  // dotted name -> value
   std::vector<ExampleAttention> attention;
+  std::vector<MapMetrics> attention_metrics;   // of the final model on the probe set, per head
   NamedTensors plot_data;               // Model::plot_data()
   std::vector<std::string> src_vocab, tgt_vocab;  // sequence data only (for `attnlab translate`)
   std::size_t num_steps = 0;
@@ -100,6 +102,13 @@ class ResultsReader {
   std::vector<std::string> examples(const std::string& id) const;  // "example_0", ...
   static std::string example_name(std::size_t index);                // evaluation example index -> "example_<index>"
   ExampleAttention example(const std::string& id, const std::string& example) const;
+  // Attention metrics per map kind and head: of the final model, or of one epoch (empty when
+  // that epoch was not measured).
+  std::vector<MapMetrics> attention_metrics(const std::string& id) const;
+  std::vector<MapMetrics> attention_metrics(const std::string& id, std::size_t epoch) const;
+  // The epochs with snapshots of the recorded maps, and one snapshot ("example_<i>").
+  std::vector<std::size_t> snapshot_epochs(const std::string& id) const;
+  ExampleAttention snapshot(const std::string& id, std::size_t epoch, const std::string& example) const;
   std::vector<std::string> map_names(const std::string& id, const std::string& example) const;
   Shape map_shape(const std::string& id, const std::string& example, const std::string& map) const;
   std::optional<Tensor> plot_data(const std::string& id, const std::string& name) const;

@@ -52,71 +52,52 @@ Summary summarize(const std::vector<RunInfo>& runs) {
 
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, std::abs(v) >= 1000 || (std::abs(v) < 1e-3 && v != 0) ? "%.3g" : "%.4f", v);
+// Attention metrics ("attention.<map>.<metric>") get a table of their own, one row per sweep
+// point and map kind.
+const std::string attention_prefix = "attention.";
+bool is_attention_metric(const std::string& m) { return m.rfind(attention_prefix, 0) == 0; }
+
+// One rounding rule for every table a person reads (compare, report, inspect): 4 decimals, or
+// 3 significant digits for the very large and very small. CSV keeps full precision.
+std::string cell(double v, TableFormat format) {
+  char buf[40];
+  if (format == TableFormat::csv) std::snprintf(buf, sizeof buf, "%.17g", v);
+  else std::snprintf(buf, sizeof buf, std::abs(v) >= 1000 || (std::abs(v) < 1e-3 && v != 0) ? "%.3g" : "%.4f", v);
   return buf;
 }
 
-}  // namespace
+std::string mean_std(const SummaryRow& r, const std::string& metric, TableFormat format) {
+  const auto it = r.metrics.find(metric);
+  if (it == r.metrics.end()) return "-";
+  return cell(it->second.first, format) + (r.ok > 1 ? " ± " + cell(it->second.second, format) : "");
+}
 
-std::string format_summary(const Summary& s, TableFormat format) {
-  std::vector<std::string> header = {"sweep point", "runs ok"};
-  for (const auto& m : s.metrics) header.push_back(m);
-  header.push_back("wall s");
-  std::vector<std::vector<std::string>> cells;
-  for (const SummaryRow& r : s.rows) {
-    std::vector<std::string> line = {r.point, std::to_string(r.ok) + "/" + std::to_string(r.runs)};
-    for (const auto& m : s.metrics) {
-      const auto it = r.metrics.find(m);
-      if (it == r.metrics.end()) line.push_back("-");
-      else if (format == TableFormat::csv) line.push_back(number(it->second.first));
-      else line.push_back(number(it->second.first) + (r.ok > 1 ? " ± " + number(it->second.second) : ""));
-    }
-    line.push_back(number(r.wall_mean));
-    cells.push_back(std::move(line));
-  }
-  std::string out;
-  if (format == TableFormat::csv) {
-    std::vector<std::string> h = {"sweep_point", "runs", "ok"};
-    for (const auto& m : s.metrics) h.push_back(m + "_mean"), h.push_back(m + "_std");
-    h.push_back("wall_seconds_mean");
-    for (std::size_t i = 0; i < h.size(); ++i) out += (i ? "," : "") + h[i];
-    out += "\n";
-    for (const SummaryRow& r : s.rows) {
-      out += "\"" + r.point + "\"," + std::to_string(r.runs) + "," + std::to_string(r.ok);
-      for (const auto& m : s.metrics) {
-        const auto it = r.metrics.find(m);
-        out += it == r.metrics.end() ? ",," : "," + number(it->second.first) + "," + number(it->second.second);
-      }
-      out += "," + number(r.wall_mean) + "\n";
-    }
-    return out;
-  }
-  // Display widths count UTF-8 characters (the ± sign is two bytes).
-  auto width = [](const std::string& t) {
-    std::size_t n = 0;
-    for (unsigned char c : t) n += (c & 0xC0) != 0x80;
-    return n;
-  };
+// Display widths count UTF-8 characters (the ± sign is two bytes).
+std::size_t display_width(const std::string& t) {
+  std::size_t n = 0;
+  for (unsigned char c : t) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// A table as aligned text or Markdown.
+std::string render(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, TableFormat format) {
   std::vector<std::size_t> w(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) {
-    w[i] = width(header[i]);
-    for (const auto& line : cells) w[i] = std::max(w[i], width(line[i]));
+    w[i] = display_width(header[i]);
+    for (const auto& line : cells) w[i] = std::max(w[i], display_width(line[i]));
   }
+  const bool md = format == TableFormat::markdown;
   auto row = [&](const std::vector<std::string>& line) {
-    std::string r = format == TableFormat::markdown ? "| " : "";
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      r += line[i] + std::string(w[i] - width(line[i]), ' ');
-      r += format == TableFormat::markdown ? " | " : (i + 1 < line.size() ? "  " : "");
-    }
+    std::string r = md ? "| " : "";
+    for (std::size_t i = 0; i < line.size(); ++i)
+      r += line[i] + std::string(w[i] - display_width(line[i]), ' ') + (md ? " | " : (i + 1 < line.size() ? "  " : ""));
     while (!r.empty() && r.back() == ' ') r.pop_back();
     return r + "\n";
   };
-  out += row(header);
-  if (format == TableFormat::markdown) {
+  std::string out = row(header);
+  if (md) {
     out += "|";
-    for (std::size_t i = 0; i < header.size(); ++i) out += " " + std::string(std::max<std::size_t>(w[i], 3), '-') + " |";
+    for (std::size_t x : w) out += " " + std::string(std::max<std::size_t>(x, 3), '-') + " |";
     out += "\n";
   } else {
     std::size_t total = 0;
@@ -125,6 +106,67 @@ std::string format_summary(const Summary& s, TableFormat format) {
   }
   for (const auto& line : cells) out += row(line);
   return out;
+}
+
+// Every column, named as the file's /summary datasets, at full precision.
+std::string csv_table(const Summary& s) {
+  std::string out = "sweep_point,runs,runs_ok";
+  for (const auto& m : s.metrics) out += "," + m + "_mean," + m + "_std";
+  out += ",wall_seconds_mean\n";
+  for (const SummaryRow& r : s.rows) {
+    out += "\"" + r.point + "\"," + std::to_string(r.runs) + "," + std::to_string(r.ok);
+    for (const auto& m : s.metrics) {
+      const auto it = r.metrics.find(m);
+      out += it == r.metrics.end() ? ",," : "," + cell(it->second.first, TableFormat::csv) + "," + cell(it->second.second, TableFormat::csv);
+    }
+    out += "," + cell(r.wall_mean, TableFormat::csv) + "\n";
+  }
+  return out;
+}
+
+// sweep point x map kind -> each attention metric (mean over layers and heads, then ± over seeds).
+std::string attention_table(const Summary& s, TableFormat format) {
+  std::vector<std::string> maps, metrics;
+  for (const std::string& m : s.metrics) {
+    if (!is_attention_metric(m)) continue;
+    const std::string rest = m.substr(attention_prefix.size());
+    const std::string map = rest.substr(0, rest.find('.')), metric = rest.substr(rest.find('.') + 1);
+    if (std::find(maps.begin(), maps.end(), map) == maps.end()) maps.push_back(map);
+    if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) metrics.push_back(metric);
+  }
+  if (maps.empty()) return "";
+  std::vector<std::string> header = {"sweep point", "map"};
+  header.insert(header.end(), metrics.begin(), metrics.end());
+  std::vector<std::vector<std::string>> cells;
+  for (const SummaryRow& r : s.rows)
+    for (const std::string& map : maps) {
+      std::vector<std::string> line = {r.point, map};
+      for (const std::string& metric : metrics) line.push_back(mean_std(r, attention_prefix + map + "." + metric, format));
+      cells.push_back(std::move(line));
+    }
+  return "\nattention on the probe set (mean over layers and heads; per head: attnlab inspect and the report)\n" +
+         render(header, cells, format);
+}
+
+}  // namespace
+
+std::string format_number(double v) { return cell(v, TableFormat::text); }
+
+std::string format_summary(const Summary& s, TableFormat format) {
+  if (format == TableFormat::csv) return csv_table(s);
+  std::vector<std::string> header = {"sweep point", "runs ok"};
+  for (const auto& m : s.metrics)
+    if (!is_attention_metric(m)) header.push_back(m);
+  header.push_back("wall s");
+  std::vector<std::vector<std::string>> cells;
+  for (const SummaryRow& r : s.rows) {
+    std::vector<std::string> line = {r.point, std::to_string(r.ok) + "/" + std::to_string(r.runs)};
+    for (const auto& m : s.metrics)
+      if (!is_attention_metric(m)) line.push_back(mean_std(r, m, format));
+    line.push_back(cell(r.wall_mean, format));
+    cells.push_back(std::move(line));
+  }
+  return render(header, cells, format) + attention_table(s, format);
 }
 
 }  // namespace attn

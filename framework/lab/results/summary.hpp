@@ -39,6 +39,12 @@ struct Summary {
 Summary summarize(const std::vector<RunInfo>& runs);
 
 enum class TableFormat { text, csv, markdown };
+// Text and Markdown: the metrics table, then (when runs measured attention) a table of the
+// attention metrics per sweep point and map kind. CSV: one table of every column, named as the
+// file's /summary datasets (runs_ok, <metric>_mean...), at full precision.
 std::string format_summary(const Summary& s, TableFormat format);
+// The one rounding rule of every number a person reads (compare, report, inspect): 4 decimals,
+// or 3 significant digits when very large or very small.
+std::string format_number(double v);
 
 }  // namespace attn

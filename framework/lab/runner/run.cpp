@@ -31,7 +31,10 @@ void attributing_errors_to(const std::string& where, Build&& build) {
 void collect_results(const RunPlan& plan, const RunParts& parts, RunRecord& r) {
   if (r.status != RunStatus::diverged && r.status != RunStatus::interrupted) {
     r.metrics = parts.model->evaluate(true);
-    r.attention = parts.model->record_attention(plan.record_attention);
+    ProbeLook look = look_at_probe(*parts.model, plan.training.attention.examples, plan.training.attention.metrics);
+    r.attention = std::move(look.kept);
+    r.attention_metrics = std::move(look.metrics);
+    for (const auto& [name, value] : attention_metric_means(r.attention_metrics)) r.metrics[name] = value;
     r.plot_data = parts.model->plot_data();
   }
   if (!r.history.empty()) r.metrics["train_loss"] = r.history.back().train_loss;
@@ -41,6 +44,20 @@ void collect_results(const RunPlan& plan, const RunParts& parts, RunRecord& r) {
     r.tgt_vocab = seq->tgt_vocab.tokens();
     r.num_steps = seq->num_steps;
   }
+}
+
+// record.attention names probe examples; the data decides how many there are. (The default,
+// the first three, keeps as many as the data has: regression data has one.)
+void check_recorded_examples(const RunPlan& plan, const Data& data, std::vector<Diagnostic>& out) {
+  if (!plan.values.count("record.attention")) return;
+  const std::size_t available = probe_examples(data);
+  for (std::size_t e : plan.training.attention.examples)
+    if (e >= available) {
+      out.push_back({where_of(plan, "record.attention"),
+                     "'record.attention' names example " + std::to_string(e) + ", but the probe set of dataset '" + plan.dataset +
+                         "' has " + (available == 0 ? std::string("none") : std::to_string(available) + " (0 to " + std::to_string(available - 1) + ")")});
+      return;
+    }
 }
 
 }  // namespace
@@ -147,6 +164,7 @@ std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& regist
                   OptimizerArgs{plan.training.optimizer.options, parts->params.items()});
       check_early_stopping_metric(plan, *parts->model, found);
       check_model_takes_training(plan, *parts->model, found);
+      check_recorded_examples(plan, parts->data, found);
     } catch (const SpecError& e) {
       found.push_back({e.where(), e.message()});
     } catch (const std::exception& e) {  // a plugin that misbehaves when the model is evaluated

@@ -119,6 +119,7 @@ using T = TrainConfig;
 using S = LrSchedule;
 using F = TeacherForcing;
 using D = DecodeOptions;
+using A = AttentionRecording;
 using V = ValueType;
 
 // The keys of the whole spec, the dataset and the model.
@@ -203,8 +204,14 @@ std::vector<SpecKey> evaluation_keys() {
                                        "beam-search length penalty for `attnlab translate`: score = log P / L^alpha"),
       bound<&P::max_len>("evaluation.max_len", V::integer, between(1, 1e6), "most decoding steps for `attnlab translate`",
                          "the dataset's `num_steps`"),
-      bound<&P::record_attention>("record.attention", V::int_list, between(0, 1e9),
-                                  "evaluation examples whose attention maps are saved"),
+      bound<&P::training, &T::attention, &A::examples>("record.attention", V::int_list, between(0, 1e9),
+                                                      "probe-set examples whose attention maps are saved (the probe set is the same for every seed)"),
+      bound<&P::training, &T::attention, &A::epochs>("record.epochs", V::int_list, between(1, 1e9),
+                                                    "epochs whose maps of the recorded examples are kept as snapshots"),
+      bound<&P::training, &T::attention, &A::every>("record.epochs.every", V::integer, between(0, 1e9),
+                                                   "also keep a snapshot every k-th epoch (0 = none)"),
+      bound<&P::training, &T::attention, &A::metrics>("record.metrics", V::boolean, {},
+                                                     "measure the probe set's attention (entropy, alignment...) each evaluated epoch"),
       spec_level("sweep.<key>", V::sweep, "values valid for `<key>`",
                  "one run per combination of the swept keys, e.g. `sweep.seed: [1, 2, 3]`", ""),
   };

@@ -59,7 +59,6 @@ struct RunPlan {
   TrainConfig training;
   DecodeOptions evaluation;                            // beam and alpha (max_len: below)
   std::optional<std::size_t> max_len;                 // decoding steps; unset: the dataset's num_steps
-  std::vector<std::size_t> record_attention{0, 1, 2};  // evaluation examples whose maps are kept
   std::string config_yaml() const;  // the resolved config, as YAML
 };
 

@@ -20,6 +20,15 @@ int pad_sequence(const std::vector<int>& ids, std::size_t num_steps, int* row) {
   return static_cast<int>(line.size());
 }
 
+const SequenceSplit& probe_split(const SequenceData& data) {
+  return data.probe.size() ? data.probe : data.valid.size() ? data.valid : data.train;
+}
+
+std::size_t probe_examples(const Data& data) {
+  const auto* seq = std::get_if<SequenceData>(&data);
+  return seq ? probe_split(*seq).size() : 1;
+}
+
 SequenceSplit make_split(const std::vector<std::vector<int>>& src, const std::vector<std::vector<int>>& tgt,
                          std::size_t num_steps) {
   const std::size_t n = src.size();

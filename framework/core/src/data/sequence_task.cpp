@@ -6,6 +6,8 @@
 //   add:     source "a+b", target the digits of a + b
 // Source lengths are uniform in [min_len, max_len] (for add: digits per operand, up to
 // max_len / 2). Both sides get <eos>, then are truncated/padded to num_steps.
+// The probe set (probe_size examples) is drawn from a stream of its own, the same for every run
+// seed, with the gold alignment of copy, reverse and sort.
 #include <algorithm>
 #include <stdexcept>
 
@@ -40,6 +42,9 @@ class SequenceTask final : public DatasetSource {
     d.num_steps = num_steps_;
     d.train = split(num_train_, rng);
     d.valid = split(num_valid_, rng);
+    Rng probe_rng(probe_seed);
+    d.probe = split(probe_size, probe_rng);
+    if (task_ != "add") d.probe.alignment = alignment(d.probe);
     return d;
   }
 
@@ -80,6 +85,23 @@ class SequenceTask final : public DatasetSource {
     return make_split(src, tgt, num_steps_);
   }
 
+  // Where each target position's token comes from in the source (its <eos> from the source's).
+  IntTensor alignment(const SequenceSplit& split) const {
+    IntTensor out = IntTensor::from_shape({split.size(), num_steps_});
+    std::fill(out.begin(), out.end(), -1);
+    for (std::size_t i = 0; i < split.size(); ++i) {
+      const int* src = split.src.data() + i * num_steps_;
+      const int n = split.src_lens(i) - 1;  // digits before <eos>
+      std::vector<int> order(static_cast<std::size_t>(n));
+      for (int t = 0; t < n; ++t) order[static_cast<std::size_t>(t)] = task_ == "reverse" ? n - 1 - t : t;
+      if (task_ == "sort") std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return src[a] < src[b]; });
+      for (int t = 0; t < std::min<int>(split.tgt_lens(i), n); ++t) out(i, static_cast<std::size_t>(t)) = order[static_cast<std::size_t>(t)];
+      if (split.tgt_lens(i) > n) out(i, static_cast<std::size_t>(n)) = n;  // <eos> -> <eos>
+    }
+    return out;
+  }
+
+  static constexpr std::uint64_t probe_seed = 0x70726f6265;  // "probe"
   std::string task_;
   std::size_t min_len_, max_len_, num_train_, num_valid_, num_steps_;
 };

@@ -4,8 +4,11 @@
 // non-parametric kernel and has nothing to learn) and any normalizer (option `normalizer`,
 // default softmax; d2l 1.0's kernels K(x - x_i) / sum K use a kernel scoring with `kernel`). Training, as d2l: every training point
 // queries the OTHER training points (leave-one-out keys and values), loss = sum of squared
-// errors. Metrics: test_mse (prediction on the test grid against the noise-free f) and
-// train_mse (leave-one-out).
+// errors. Metrics: test_mse (prediction on the test grid against the noise-free f), train_mse
+// (leave-one-out) and, for gaussian_learned (K = exp(-(d w)^2 / 2), a Gaussian of standard
+// deviation 1/|w|), learned_width = 1/|w|.
+#include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "attnlab/attention/attention.hpp"
@@ -26,6 +29,8 @@ class NadarayaWatson final : public Model {
       : data_(regression_data(a)),
         attention_(a.registries, a.params.child("attention"), config(a.options), 1, 1, 1),
         trainable_(a.params.store().size() > 0) {
+    for (const auto& [name, var] : a.params.store().items())
+      if (name == "attention.scoring.w" && var.value().size() == 1) learned_w_ = var;
     const std::size_t n = data_.x_train.size();
     // Leave-one-out: row i holds every training point but i.
     loo_keys_ = Tensor::from_shape({n, n - 1, 1});
@@ -54,8 +59,10 @@ class NadarayaWatson final : public Model {
     const Tensor train = loo_predictions().value();
     double train_se = 0;
     for (std::size_t i = 0; i < data_.x_train.size(); ++i) train_se += std::pow(train(i) - data_.y_train(i), 2.0);
-    return {{"test_mse", se / static_cast<double>(data_.x_test.size())},
-            {"train_mse", train_se / static_cast<double>(data_.x_train.size())}};
+    Metrics m = {{"test_mse", se / static_cast<double>(data_.x_test.size())},
+                 {"train_mse", train_se / static_cast<double>(data_.x_train.size())}};
+    if (learned_w_) m["learned_width"] = 1.0 / std::abs(static_cast<double>(learned_w_->value()(0)));
+    return m;
   }
 
   NamedTensors plot_data() override {
@@ -70,7 +77,7 @@ class NadarayaWatson final : public Model {
     ExampleAttention ex;
     Tensor w = r.weights.value();  // [1, n_test, n_train]
     w.reshape({1, 1, w.shape()[1], w.shape()[2]});
-    AttentionMap map{"kernel", std::move(w), {}, {}, {}, {}};
+    AttentionMap map{"kernel", std::move(w), {}, {}, {}, {}, {}};
     for (float x : data_.x_test) map.queries.push_back(label(x)), map.query_positions.push_back(x);
     // the keys are the training inputs, unless the mode took them from the queries (vvv)
     const Tensor& keys = map.weights.shape()[3] == data_.x_train.size() ? data_.x_train : data_.x_test;
@@ -116,6 +123,7 @@ class NadarayaWatson final : public Model {
   const RegressionData& data_;
   Attention attention_;
   bool trainable_;
+  std::optional<Var> learned_w_;  // gaussian_learned's w, whose kernel has standard deviation 1/|w|
   Tensor loo_keys_, loo_values_;
 };
 

@@ -278,8 +278,21 @@ Translation SequenceModel::translate(const std::vector<int>& src_ids, const Deco
                            [](const Translation& a, const Translation& b) { return a.score < b.score; });
 }
 
+namespace {
+
+// The gold key of each query row of a cross-attention map (-1 where the task gives none).
+std::vector<int> gold_row(const SequenceSplit& split, std::size_t row, std::size_t n_q) {
+  if (split.alignment.size() == 0) return {};
+  const std::size_t steps = split.alignment.shape()[1];
+  std::vector<int> gold(n_q, -1);
+  for (std::size_t q = 0; q < std::min(n_q, steps); ++q) gold[q] = split.alignment(row, q);
+  return gold;
+}
+
+}  // namespace
+
 std::vector<ExampleAttention> SequenceModel::record_attention(const std::vector<std::size_t>& examples) {
-  const SequenceSplit& split = eval_split();
+  const SequenceSplit& split = probe_split(data_);
   std::vector<std::size_t> rows;
   for (std::size_t e : examples)
     if (e < split.size()) rows.push_back(e);
@@ -307,9 +320,10 @@ std::vector<ExampleAttention> SequenceModel::record_attention(const std::vector<
     for (int t = 0; t < src_lens(i); ++t) src_tokens.push_back(data_.src_vocab.token(src_ids[static_cast<std::size_t>(t)]));
     for (const auto& [name, w] : decoded[i].attention) {
       const bool on_source = name == "encoder_self";
-      AttentionMap map{name, w, on_source ? src_tokens : queries, name == "decoder_self" ? dec_keys : src_tokens, {}, {}};
+      AttentionMap map{name, w, on_source ? src_tokens : queries, name == "decoder_self" ? dec_keys : src_tokens, {}, {}, {}};
       map.queries.resize(w.shape()[2], on_source ? "<pad>" : "<eos>");
       map.keys.resize(w.shape()[3], "<pad>");  // keys beyond the labels are padding positions
+      if (name == "cross") map.gold_keys = gold_row(split, rows[i], w.shape()[2]);
       ex.maps.push_back(std::move(map));
     }
     out.push_back(std::move(ex));

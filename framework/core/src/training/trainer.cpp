@@ -67,12 +67,29 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
     const bool last = rec.epoch == config_.epochs;
     if (!diverged && (last || rec.epoch % std::max<std::size_t>(config_.eval_every, 1) == 0))
       rec.metrics = model_.evaluate(false);
+    if (!diverged) look_at_attention(rec);
     rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     history_.push_back(rec);
     if (diverged) return RunStatus::diverged;
     watch_for_early_stopping(rec);
     if (on_epoch && !on_epoch(rec)) return RunStatus::interrupted;
   }
+}
+
+bool AttentionRecording::snapshot_at(std::size_t epoch) const {
+  return (every > 0 && epoch % every == 0) || std::find(epochs.begin(), epochs.end(), epoch) != epochs.end();
+}
+
+// The probe set's maps (evaluation mode, no draw from the training stream): their metrics in
+// an evaluated epoch, the recorded examples' maps in a snapshot epoch.
+void Trainer::look_at_attention(EpochRecord& rec) {
+  const bool measure = config_.attention.metrics && !rec.metrics.empty();
+  const bool snapshot = config_.attention.snapshot_at(rec.epoch);
+  if (!measure && !snapshot) return;
+  ProbeLook look = look_at_probe(model_, config_.attention.examples, measure);
+  rec.attention = std::move(look.metrics);
+  for (const auto& [name, value] : attention_metric_means(rec.attention)) rec.metrics[name] = value;
+  if (snapshot) rec.snapshot = std::move(look.kept);
 }
 
 std::size_t Trainer::steps_per_epoch() const {

@@ -23,16 +23,33 @@ struct RegressionData {
 struct SequenceSplit {
   IntTensor src, src_lens;  // [N, num_steps], [N]: tokens + <eos>, padded with <pad>
   IntTensor tgt, tgt_lens;  // [N, num_steps], [N]
-  std::size_t size() const { return src_lens.size(); }
+  // [N, num_steps]: the source position target position t copies (its <eos> the source's
+  // <eos>), -1 past the target; empty when the task has no known alignment.
+  IntTensor alignment;
+  // (a default-constructed tensor is a scalar of size 1: an unset split has no axis)
+  std::size_t size() const { return src_lens.dimension() == 1 ? src_lens.shape()[0] : 0; }
 };
+
+// The probe set: the examples whose attention a run records and measures, the same for every
+// run seed of a sweep. Synthetic tasks draw probe_size examples from a stream of their own;
+// data read from a file (its evaluation split fixed by line numbers) uses that split.
+constexpr std::size_t probe_size = 32;
 
 struct SequenceData {
   Vocab src_vocab, tgt_vocab;
   std::size_t num_steps = 0;
   SequenceSplit train, valid;
+  SequenceSplit probe;  // probe_size examples (fewer if the data has fewer); empty: the evaluation split serves
 };
 
 using Data = std::variant<RegressionData, SequenceData>;
+
+// The split the probe examples come from: SequenceData::probe when the data has one, else the
+// evaluation split (valid, or train when there is no valid).
+const SequenceSplit& probe_split(const SequenceData& data);
+// How many examples record.attention may name: the probe split's size (1 for regression data:
+// the test grid is one example).
+std::size_t probe_examples(const Data& data);
 
 struct DatasetArgs {
   const Options& options;

@@ -40,10 +40,13 @@ struct AttentionMap {
   Tensor weights;
   std::vector<std::string> queries, keys;
   std::vector<float> query_positions, key_positions;  // x values (regression), else empty
+  // Per query, the key it should attend by the task's known alignment (copy, reverse, sort);
+  // -1 where there is none; empty when the task has no known alignment.
+  std::vector<int> gold_keys;
 };
 
 struct ExampleAttention {
-  std::size_t example = 0;                          // index in the evaluation split
+  std::size_t example = 0;                          // index in the probe set (SequenceData::probe)
   std::string source, target, prediction;          // readable text (empty for regression)
   std::vector<AttentionMap> maps;
 };

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/models/attention_metrics.hpp"
 #include "attnlab/models/model.hpp"
 #include "attnlab/plugin_choice.hpp"
 #include "attnlab/registries.hpp"
@@ -19,6 +20,15 @@
 #include "attnlab/training/teacher_forcing.hpp"
 
 namespace attn {
+
+// What a run records of its attention while it trains (the spec's record.* keys).
+struct AttentionRecording {
+  std::vector<std::size_t> examples{0, 1, 2};  // probe examples whose maps are kept
+  std::vector<std::size_t> epochs;              // epochs whose maps are kept as snapshots
+  std::size_t every = 0;                        // and every k-th epoch (0: none)
+  bool metrics = true;                          // attention metrics of the probe set, each evaluated epoch
+  bool snapshot_at(std::size_t epoch) const;
+};
 
 struct TrainConfig {
   PluginChoice optimizer{"adam", {}, ""};
@@ -33,6 +43,7 @@ struct TrainConfig {
   LrSchedule schedule;          // the learning rate of each update (lr_schedule.hpp)
   float label_smoothing = 0.0f; // eps of the smoothed cross-entropy; 0 = plain
   TeacherForcing teacher_forcing;  // scheduled sampling (teacher_forcing.hpp); default: always the gold token
+  AttentionRecording attention;
 };
 
 // How a run ended. finished and early_stopped are successes; a run that failed (an error
@@ -54,7 +65,9 @@ struct EpochRecord {
   // over the steps, before clipping) and, when decoder inputs are sampled, "teacher_forcing"
   // (the ratio of the epoch's last update).
   std::map<std::string, double> statistics;
-  Metrics metrics;         // empty when the epoch was not evaluated
+  Metrics metrics;         // empty when the epoch was not evaluated; with "attention.<map>.<metric>"
+  std::vector<MapMetrics> attention;       // per layer and head (evaluated epochs; attention_metrics.hpp)
+  std::vector<ExampleAttention> snapshot;  // the recorded examples' maps (snapshot epochs)
 };
 
 // Everything a Trainer needs to continue exactly where it was, as plain data.
@@ -91,6 +104,7 @@ class Trainer {
 
  private:
   EpochRecord train_epoch();
+  void look_at_attention(EpochRecord& rec);
   std::size_t steps_per_epoch() const;
   void watch_for_early_stopping(const EpochRecord& rec);
   bool improved(double value) const;

@@ -1,0 +1,53 @@
+// The HDF5 layout of results files and checkpoints: every path and attribute name, for the two
+// files of the results-format module (results_format.cpp, results_attention.cpp) and no one else.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attnlab/models/attention_metrics.hpp"
+#include "attnlab/models/model.hpp"
+#include "attnlab/training/trainer.hpp"
+#include "lab/results/hdf5_file.hpp"
+
+namespace attn::layout {
+
+inline const std::string runs_group = "/runs";
+inline const std::string summary_group = "/summary";
+inline const std::string trainer_group = "/trainer";  // checkpoints
+inline const std::string config_attribute = "config";
+inline const std::string overrides_attribute = "overrides";
+inline const std::string metric_prefix = "metric.";
+inline std::string group_of(const std::string& id) { return runs_group + "/" + id; }
+inline std::string history_of(const std::string& id) { return group_of(id) + "/history"; }
+inline std::string attention_of(const std::string& id) { return group_of(id) + "/attention"; }
+inline std::string attention_metrics_of(const std::string& id) { return group_of(id) + "/attention_metrics"; }
+inline std::string data_of(const std::string& id) { return group_of(id) + "/data"; }
+inline std::string vocab_of(const std::string& id) { return group_of(id) + "/vocab"; }
+// Below a history group: per-head attention metrics and the snapshots of the recorded maps.
+inline const std::string history_attention = "attention";
+inline const std::string history_snapshots = "snapshots";
+inline std::string example_name(std::size_t index) { return "example_" + std::to_string(index); }
+inline std::string epoch_name(std::size_t epoch) { return "epoch_" + std::to_string(epoch); }
+
+// What a dataset holds, as attributes a reader finds without the docs: the axes' names
+// (comma-separated), the unit of the values and one line of description.
+void describe(Hdf5File& f, const std::string& path, const std::string& dims, const std::string& units,
+              const std::string& description);
+
+// Recorded maps: one group per example (attributes example, source, target, prediction), one
+// subgroup per map kind (weights [layer, head, query, key], queries, keys, and when known
+// query_positions, key_positions, gold_keys).
+void write_example(Hdf5File& f, const std::string& group, const ExampleAttention& ex);
+ExampleAttention read_example(const Hdf5File& f, const std::string& group);
+
+// Attention metrics per map kind: <group>/<map>/<metric>, float32 [layer, head].
+void write_attention_metrics(Hdf5File& f, const std::string& group, const std::vector<MapMetrics>& metrics);
+std::vector<MapMetrics> read_attention_metrics(const Hdf5File& f, const std::string& group);
+
+// The attention part of a history: <history>/attention/<map>/<metric> float32 [epoch, layer,
+// head] (NaN in epochs not measured) and <history>/snapshots/epoch_<e>/example_<i>/...
+void write_attention_history(Hdf5File& f, const std::string& history_group, const std::vector<EpochRecord>& history);
+void read_attention_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history);
+
+}  // namespace attn::layout

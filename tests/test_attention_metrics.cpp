@@ -1,0 +1,115 @@
+// Attention metrics (attention_metrics.hpp) on hand-made maps whose values are known by hand:
+// uniform rows, one-hot rows, half-and-half rows, sigmoid rows that do not sum to 1, padding,
+// causal rows, positions (effective width), and the per-head and per-layer split.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "attnlab/models/attention_metrics.hpp"
+
+using namespace attn;
+
+namespace {
+
+// A map of one layer and one head whose rows are `rows` (keys labelled k0, k1, ...).
+AttentionMap map_of(const std::string& name, const std::vector<std::vector<float>>& rows, std::vector<int> gold = {}) {
+  AttentionMap m;
+  m.name = name;
+  m.weights = Tensor::from_shape({1, 1, rows.size(), rows[0].size()});
+  for (std::size_t q = 0; q < rows.size(); ++q) {
+    m.queries.push_back("q" + std::to_string(q));
+    for (std::size_t k = 0; k < rows[q].size(); ++k) m.weights(0, 0, q, k) = rows[q][k];
+  }
+  for (std::size_t k = 0; k < rows[0].size(); ++k) m.keys.push_back("k" + std::to_string(k));
+  m.gold_keys = std::move(gold);
+  return m;
+}
+
+MapMetrics measure(const AttentionMap& m) {
+  ExampleAttention ex;
+  ex.maps.push_back(m);
+  const auto out = attention_metrics({ex});
+  REQUIRE(out.size() == 1);
+  return out[0];
+}
+
+double value(const MapMetrics& m, const std::string& metric) { return m.values.at(metric).at(0); }
+
+}  // namespace
+
+TEST_CASE("attention metrics of a uniform row: entropy 1, max 1/n, n effective keys", "[metrics][attention]") {
+  const MapMetrics m = measure(map_of("cross", {{0.25f, 0.25f, 0.25f, 0.25f}}));
+  CHECK(value(m, "entropy") == Approx(1.0));
+  CHECK(value(m, "max_weight") == Approx(0.25));
+  CHECK(value(m, "effective_keys") == Approx(4.0));
+  CHECK_FALSE(m.values.count("alignment"));  // no gold keys: no alignment metrics
+}
+
+TEST_CASE("attention metrics of one-hot and half-and-half rows, with gold keys", "[metrics][attention]") {
+  const MapMetrics hit = measure(map_of("cross", {{0, 0, 1, 0}}, {2}));
+  CHECK(value(hit, "entropy") == Approx(0.0).margin(1e-12));
+  CHECK(value(hit, "effective_keys") == Approx(1.0));
+  CHECK(value(hit, "alignment") == 1.0);
+  CHECK(value(hit, "gold_mass") == Approx(1.0));
+
+  const MapMetrics miss = measure(map_of("cross", {{0.5f, 0.5f, 0, 0}}, {3}));
+  CHECK(value(miss, "entropy") == Approx(0.5));  // log 2 / log 4
+  CHECK(value(miss, "effective_keys") == Approx(2.0));
+  CHECK(value(miss, "alignment") == 0.0);
+  CHECK(value(miss, "gold_mass") == 0.0);
+
+  // Both rows in one map: each metric is the mean over the rows; a row without gold (-1) is
+  // left out of alignment and gold_mass only.
+  const MapMetrics both = measure(map_of("cross", {{0, 0, 1, 0}, {0.5f, 0.5f, 0, 0}, {0.25f, 0.25f, 0.25f, 0.25f}}, {2, 3, -1}));
+  CHECK(value(both, "entropy") == Approx((0.0 + 0.5 + 1.0) / 3));
+  CHECK(value(both, "max_weight") == Approx((1.0 + 0.5 + 0.25) / 3));
+  CHECK(value(both, "alignment") == Approx(0.5));
+  CHECK(value(both, "gold_mass") == Approx(0.5));
+}
+
+TEST_CASE("attention metrics measure a sigmoid row by its shape, and skip rows that weigh nothing", "[metrics][attention]") {
+  const MapMetrics m = measure(map_of("cross", {{0.2f, 0.2f}, {0.0f, 0.0f}}));
+  CHECK(value(m, "entropy") == Approx(1.0));      // renormalised: [0.5, 0.5]
+  CHECK(value(m, "effective_keys") == Approx(2.0));
+  CHECK(value(m, "max_weight") == Approx(0.2));   // the raw weight
+}
+
+TEST_CASE("attention metrics leave out padding keys and query rows, and see a causal row's own keys", "[metrics][attention]") {
+  AttentionMap padded = map_of("cross", {{0.5f, 0.5f, 0.0f}, {0.1f, 0.1f, 0.8f}});
+  padded.keys[2] = "<pad>";
+  padded.queries[1] = "<pad>";
+  const MapMetrics m = measure(padded);
+  CHECK(value(m, "entropy") == Approx(1.0));  // over the 2 real keys; the <pad> query row is not counted
+  CHECK(value(m, "max_weight") == Approx(0.5));
+
+  // decoder self-attention: query 0 sees key 0 only (entropy 0 by definition), query 1 keys 0-1
+  const MapMetrics causal = measure(map_of("decoder_self", {{1.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.0f}}));
+  CHECK(value(causal, "entropy") == Approx(0.5));  // (0 + 1) / 2
+}
+
+TEST_CASE("attention metrics: effective width from key positions (Nadaraya-Watson)", "[metrics][attention]") {
+  AttentionMap m = map_of("kernel", {{0.5f, 0.5f, 0.0f}, {0.0f, 0.0f, 1.0f}});
+  m.key_positions = {0.0f, 2.0f, 5.0f};
+  const MapMetrics out = measure(m);
+  CHECK(value(out, "effective_width") == Approx((1.0 + 0.0) / 2));  // sqrt(0.5 * 1 + 0.5 * 1), then 0
+}
+
+TEST_CASE("attention metrics are kept per layer and head, and averaged over them for summaries", "[metrics][attention]") {
+  AttentionMap m;
+  m.name = "encoder_self";
+  m.weights = Tensor::from_shape({2, 2, 1, 2});  // [layer, head, query, key]
+  const float rows[4][2] = {{1, 0}, {0.5f, 0.5f}, {0.5f, 0.5f}, {1, 0}};
+  for (std::size_t lh = 0; lh < 4; ++lh)
+    for (std::size_t k = 0; k < 2; ++k) m.weights(lh / 2, lh % 2, 0, k) = rows[lh][k];
+  m.queries = {"a"}, m.keys = {"a", "b"};
+  const MapMetrics out = measure(m);
+  CHECK(out.layers == 2);
+  CHECK(out.heads == 2);
+  const std::vector<double> entropy = out.values.at("entropy");
+  REQUIRE(entropy.size() == 4);
+  CHECK(entropy[0] == Approx(0.0).margin(1e-12));
+  CHECK(entropy[1] == Approx(1.0));
+  CHECK(entropy[2] == Approx(1.0));
+  CHECK(entropy[3] == Approx(0.0).margin(1e-12));
+  CHECK(attention_metric_means({out}).at("attention.encoder_self.entropy") == Approx(0.5));
+}
