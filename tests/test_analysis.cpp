@@ -158,6 +158,21 @@ TEST_CASE("report: one self-contained HTML file with table, curves and heatmaps"
   CHECK_THAT(read(w / "nw.html"), Catch::Contains("Nadaraya-Watson fit"));
 }
 
+TEST_CASE("a run's --set values and sweep values are in its group and highlighted in the report", "[analysis][report]") {
+  attn::test::TempDir tmp("attnlab-analysis");
+  const std::string out = tmp / "set.h5";
+  REQUIRE(capture(attnlab_exe + " run " + source_root + "/tests/specs/good/tiny-sweep.yaml --set model.embed=16 --set sweep.seed=[3] --output " + out).code == 0);
+  const ResultsReader file(out);
+  const RunInfo run = file.run("scoring-dot_seed-3");
+  CHECK(run.overrides == SweepPoint{{"model.embed", "16"}, {"seed", "3"}});  // the swept key, as the run got it
+  CHECK(run.point == SweepPoint{{"model.attention.scoring", "dot"}, {"seed", "3"}});
+  CHECK_THAT(file.config("scoring-dot_seed-3"), Catch::Contains("embed: 16"));
+  REQUIRE(capture(attnlab_exe + " report " + out + " -o " + tmp / "r.html").code == 0);
+  const std::string html = read(tmp / "r.html");
+  CHECK_THAT(html, Catch::Contains("<mark><code>model.embed = 16</code></mark>"));
+  CHECK_THAT(html, Catch::Contains("<mark><code>model.attention.scoring = dot</code></mark>"));
+}
+
 TEST_CASE("the h5py route: docs/analysis_example.py lists runs, loads a parameter, draws a map", "[analysis][h5py]") {
   Workspace w;
   const Output out = capture("/usr/bin/python3 " + source_root + "/docs/analysis_example.py " + w.seq + " " + w / "m.png");

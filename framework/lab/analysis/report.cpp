@@ -68,6 +68,20 @@ void training_curves(const ResultsReader& file, const std::vector<RunInfo>& runs
   out << "</div>\n";
 }
 
+// What made this run differ from the spec as written: its sweep values and its --set values,
+// highlighted, then its whole resolved config.
+void run_settings(const ResultsReader& file, const RunInfo& r, std::ostringstream& out) {
+  const auto list = [&](const char* label, const SweepPoint& values) {
+    if (values.empty()) return;
+    out << "<p>" << label << ":";
+    for (const auto& [key, value] : values) out << " <mark><code>" << svg::escape(key) << " = " << svg::escape(value) << "</code></mark>";
+    out << "</p>\n";
+  };
+  list("swept", r.point);
+  list("set with <code>--set</code>", r.overrides);
+  out << "<details><summary>config of this run</summary><pre>" << svg::escape(file.config(r.id)) << "</pre></details>\n";
+}
+
 void run_section(const ResultsReader& file, const RunInfo& r, std::ostringstream& out) {
   out << "<div class=\"run" << (succeeded(r.status) ? "" : " bad") << "\"><h3>" << svg::escape(r.id) << "</h3>\n<p>status <b>"
       << to_string(r.status) << "</b>";
@@ -75,6 +89,7 @@ void run_section(const ResultsReader& file, const RunInfo& r, std::ostringstream
   char wall[32];
   std::snprintf(wall, sizeof wall, "%.2f", r.wall_seconds);
   out << " &middot; " << wall << " s</p>\n";
+  run_settings(file, r, out);
   if (!r.metrics.empty()) {
     out << "<table><tr>";
     for (const auto& [m, v] : r.metrics) out << "<th>" << svg::escape(m) << "</th>";

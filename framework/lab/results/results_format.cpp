@@ -90,6 +90,7 @@ void write_run_attributes(Hdf5File& f, const RunRecord& r) {
   const std::string g = group_of(r.id);
   f.set_attr(g, config_attribute, r.config);
   f.set_attr(g, "sweep_point", point_yaml(r.point));
+  f.set_attr(g, overrides_attribute, point_yaml(r.overrides));
   f.set_attr(g, "seed", static_cast<long>(r.seed));
   f.set_attr(g, "index", static_cast<long>(r.index));
   f.set_attr(g, "status", std::string(to_string(r.status)));
@@ -250,6 +251,7 @@ RunInfo ResultsReader::run(const std::string& id) const {
   r.error = file_.has_attr(g, "error") ? file_.attr_string(g, "error") : "";
   r.wall_seconds = file_.attr_double(g, "wall_seconds");
   r.point = read_point(file_.attr_string(g, "sweep_point"));
+  if (file_.has_attr(g, overrides_attribute)) r.overrides = read_point(file_.attr_string(g, overrides_attribute));
   r.seed = static_cast<std::uint64_t>(file_.attr_long(g, "seed"));
   r.index = static_cast<std::size_t>(long_attr_or(file_, g, "index", 0));
   r.epochs_done = static_cast<std::size_t>(long_attr_or(file_, g, "epochs_done", 0));

@@ -51,6 +51,7 @@ struct ResultsHeader {
 struct RunRecord {
   std::string id, config;  // the resolved config as YAML
   SweepPoint point;
+  SweepPoint overrides;    // keys set by --set (the spec's own values are in config)
   std::uint64_t seed = 0;
   std::size_t index = 0;   // position in the sweep
   RunStatus status = RunStatus::failed;

@@ -16,6 +16,7 @@ namespace attn {
 struct RunInfo {
   std::string id;
   SweepPoint point;
+  SweepPoint overrides;  // keys set by --set
   RunStatus status = RunStatus::failed;
   std::string error;
   Metrics metrics;

@@ -85,6 +85,7 @@ RunRecord planned_record(const RunPlan& plan) {
   r.id = plan.id;
   r.config = plan.config_yaml();
   r.point = plan.sweep_point;
+  r.overrides = plan.overrides();
   r.seed = plan.seed;
   r.index = plan.index;
   return r;

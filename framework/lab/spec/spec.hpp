@@ -60,6 +60,7 @@ struct RunPlan {
   DecodeOptions evaluation;                            // beam and alpha (max_len: below)
   std::optional<std::size_t> max_len;                 // decoding steps; unset: the dataset's num_steps
   std::string config_yaml() const;  // the resolved config, as YAML
+  SweepPoint overrides() const;      // the keys set by --set, and their values, by key
 };
 
 struct Spec {
