@@ -17,7 +17,8 @@ std::string run_w2(const Args& args) {
   Registries registries;
   register_builtins(registries);
   const std::string spec_path = std::string(ATTNLAB_BENCH_DIR) + "/w2-bahdanau.yaml";
-  const SpecResult read = read_spec(spec_path, {"seed=" + std::to_string(args.seed)});
+  // The twin times training and evaluation only: attnlab's per-epoch attention metrics are off.
+  const SpecResult read = read_spec(spec_path, {"seed=" + std::to_string(args.seed), "record.metrics=false"});
   if (!read.spec) throw std::runtime_error(read.diagnostics.at(0).str());
   const Spec& spec = *read.spec;
   const RunPlan& plan = spec.runs.at(0);
@@ -27,10 +28,12 @@ std::string run_w2(const Args& args) {
   const IntTensor& lens = std::get<SequenceData>(parts->data).train.tgt_lens;
   const double tokens = std::accumulate(lens.begin(), lens.end(), 0.0);
 
-  const RunRecord r = execute_run(plan, registries, spec.directory, [&](const EpochRecord& e) {
+  RunObserver observer;
+  observer.epoch = [&](const EpochRecord& e) {
     std::fprintf(stderr, "epoch %zu/%zu: loss %.4f, %.2f s\n", e.epoch, plan.training.epochs, e.train_loss, e.seconds);
     return true;
-  });
+  };
+  const RunRecord r = execute_run(plan, registries, spec.directory, observer);
   if (r.status != RunStatus::finished) throw std::runtime_error(std::string("the W2 run ended ") + to_string(r.status) + ": " + r.error);
 
   std::vector<double> seconds;

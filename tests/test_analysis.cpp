@@ -141,6 +141,47 @@ TEST_CASE("plot: attention heatmaps with tokens, curves, the Nadaraya-Watson fit
   CHECK(capture(attnlab_exe + " plot " + w.seq + " --attention").code == 2);  // which run?
 }
 
+TEST_CASE("plot and report refuse what they cannot honour, and write nothing", "[analysis][plot][errors]") {
+  Workspace w;
+  const std::string run = " --run scoring-dot_seed-1 --attention";
+  const Output pdf = capture(attnlab_exe + " plot " + w.seq + run + " -o " + w / "a.pdf");
+  CHECK(pdf.code == 2);
+  CHECK_THAT(pdf.text, Catch::Contains("unknown extension '.pdf'; write .svg or .png"));
+  CHECK_FALSE(fs::exists(w / "a.pdf"));
+  const Output both = capture(attnlab_exe + " plot " + w.seq + run + " --head 0 --average -o " + w / "b.svg");
+  CHECK(both.code == 2);
+  CHECK_THAT(both.text, Catch::Contains("--head and --average exclude each other"));
+  CHECK_FALSE(fs::exists(w / "b.svg"));
+  const Output txt = capture(attnlab_exe + " report " + w.seq + " -o " + w / "r.txt");
+  CHECK(txt.code == 2);
+  CHECK_FALSE(fs::exists(w / "r.txt"));
+}
+
+TEST_CASE("plot: one [0, 1] colour scale for every panel by default, <pad> rows dropped, the target beside a wrong prediction",
+          "[analysis][plot]") {
+  Workspace w;
+  const ResultsReader file(w.seq);
+  const ExampleAttention ex = file.example("scoring-dot_seed-1", "example_0");
+  REQUIRE(capture(attnlab_exe + " plot " + w.seq + " --run scoring-dot_seed-1 --attention -o " + w / "a.svg").code == 0);
+  const std::string shared = read(w / "a.svg");
+  CHECK_THAT(shared, Catch::Contains(">1</text>"));  // the colour bar ends at 1
+  CHECK(shared.find("&lt;pad&gt;") == std::string::npos);
+  if (ex.prediction != ex.target) CHECK_THAT(shared, Catch::Contains("(target &quot;" + ex.target + "&quot;)"));
+  REQUIRE(capture(attnlab_exe + " plot " + w.seq + " --run scoring-dot_seed-1 --attention --own-scale -o " + w / "o.svg").code == 0);
+  CHECK_THAT(read(w / "o.svg"), Catch::Contains("(own scale)"));
+}
+
+TEST_CASE("run: start lines carry the run's sweep position; a model with nothing to train says so", "[analysis][progress]") {
+  Workspace w;
+  const Output sweep = capture(attnlab_exe + " run " + source_root + "/tests/specs/good/tiny-sweep.yaml --threads 1 --output " + w / "t.h5");
+  REQUIRE(sweep.code == 0);
+  for (int i = 1; i <= 4; ++i) CHECK_THAT(sweep.text, Catch::Contains("[run " + std::to_string(i) + " of 4] start"));
+  const Output nw = capture(attnlab_exe + " run " + source_root + "/tests/specs/good/nw-fit.yaml --output " + w / "n.h5");
+  REQUIRE(nw.code == 0);
+  CHECK_THAT(nw.text, Catch::Contains("start scoring-gaussian (nothing to train: evaluated only)"));
+  CHECK_THAT(nw.text, Catch::Contains("start scoring-gaussian_learned (5 epochs)"));
+}
+
 TEST_CASE("report: one self-contained HTML file with table, curves and heatmaps", "[analysis][report]") {
   Workspace w;
   REQUIRE(capture(attnlab_exe + " report " + w.seq + " -o " + w / "r.html").code == 0);

@@ -22,16 +22,24 @@ std::pair<std::string, std::string> axes_of(const std::string& map) {
   return {"queries: output tokens", "keys: source tokens"};
 }
 
-// One heatmap of weights[layer, head] (or the head average), dropping <pad> key columns.
+// The positions whose label is not <pad> (a label missing is kept).
+std::vector<std::size_t> unpadded(std::size_t n, const std::vector<std::string>& labels) {
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < n; ++i)
+    if (i >= labels.size() || labels[i] != "<pad>") kept.push_back(i);
+  return kept;
+}
+
+// One heatmap of weights[layer, head] (or the head average), without <pad> rows and columns,
+// on the shared [0, 1] colour scale unless `own_scale` (then [0, the panel's largest weight]).
 std::string one_map(const Tensor& w, const std::vector<std::string>& queries, const std::vector<std::string>& keys,
-                    std::size_t layer, std::optional<std::size_t> head, const std::string& title, const std::string& map) {
-  const std::size_t heads = w.shape()[1], nq = w.shape()[2], nk = w.shape()[3];
+                    std::size_t layer, std::optional<std::size_t> head, const std::string& title, const std::string& map,
+                    bool own_scale) {
+  const std::size_t heads = w.shape()[1];
   svg::Heatmap h;
-  std::vector<std::size_t> columns;
-  for (std::size_t k = 0; k < nk; ++k)
-    if (k >= keys.size() || keys[k] != "<pad>") columns.push_back(k);
+  const std::vector<std::size_t> columns = unpadded(w.shape()[3], keys);
   for (std::size_t k : columns) h.column_labels.push_back(k < keys.size() ? keys[k] : std::to_string(k));
-  for (std::size_t q = 0; q < nq; ++q) {
+  for (std::size_t q : unpadded(w.shape()[2], queries)) {
     h.row_labels.push_back(q < queries.size() ? queries[q] : std::to_string(q));
     std::vector<double> row;
     for (std::size_t k : columns) {
@@ -51,7 +59,8 @@ std::string one_map(const Tensor& w, const std::vector<std::string>& queries, co
   double mx = 0;
   for (const auto& r : h.values)
     for (double v : r) mx = std::max(mx, v);
-  h.vmax = mx > 0 ? std::min(1.0, mx) : 1.0;
+  h.vmax = own_scale && mx > 0 ? std::min(1.0, mx) : 1.0;
+  if (own_scale) h.title += " (own scale)";
   return svg::heatmap(h);
 }
 
@@ -81,13 +90,13 @@ void map_pictures(const AttentionMap& m, const AttentionView& view, std::vector<
     if (view.average || heads == 1) {
       const std::string what = heads == 1 ? "" : ", average of " + std::to_string(heads) + " heads";
       pictures.push_back(one_map(w, m.queries, m.keys, l, heads == 1 ? std::optional<std::size_t>(0) : std::nullopt,
-                                 m.name + " attention, layer " + std::to_string(l) + what, m.name));
+                                 m.name + " attention, layer " + std::to_string(l) + what, m.name, view.own_scale));
       continue;
     }
     for (std::size_t h = 0; h < heads; ++h) {
       if (view.head && *view.head != h) continue;
       pictures.push_back(one_map(w, m.queries, m.keys, l, h,
-                                 m.name + ", layer " + std::to_string(l) + ", head " + std::to_string(h), m.name));
+                                 m.name + ", layer " + std::to_string(l) + ", head " + std::to_string(h), m.name, view.own_scale));
     }
     heads_in_row = std::max(heads_in_row, view.head ? std::size_t{1} : heads);
   }
@@ -115,7 +124,10 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
     maps = {maps[static_cast<std::size_t>(it - names.begin())]};
   }
   std::string caption = run + ", " + name;
-  if (!example.source.empty()) caption += ": \"" + example.source + "\" -> \"" + example.prediction + "\"";
+  if (!example.source.empty()) {
+    caption += ": \"" + example.source + "\" -> \"" + example.prediction + "\"";
+    if (example.prediction != example.target) caption += " (target \"" + example.target + "\")";
+  }
   std::vector<std::string> pictures;
   std::size_t heads_in_row = 1;
   for (const AttentionMap& m : maps) {

@@ -14,6 +14,7 @@ struct AttentionView {
   std::string map;                     // cross, encoder_self, decoder_self, kernel ("" = every map)
   std::optional<std::size_t> layer, head;
   bool average = false;                // average over heads (per layer) instead of one per head
+  bool own_scale = false;              // each panel coloured up to its own largest weight (default: [0, 1] for all)
 };
 
 // Attention heatmaps of one run: rows are queries (target tokens, or x positions), columns keys

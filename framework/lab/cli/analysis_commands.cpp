@@ -41,8 +41,32 @@ int inspect(const std::vector<std::string>& args) {
   return 0;
 }
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The -o path (or `fallback`), refused unless it ends in one of `extensions`: a picture is never
+// written under a name that says another format.
+std::string output_path(const Arguments& a, const std::string& fallback, const std::vector<std::string>& extensions) {
+  const std::string out = a.value("-o", a.value("--output", fallback));
+  std::string known;
+  for (const std::string& e : extensions) {
+    if (ends_with(out, e)) return out;
+    known += (known.empty() ? "" : " or ") + e;
+  }
+  const auto dot = out.rfind('.');
+  throw UsageError("-o " + out + ": " + (dot == std::string::npos || out.find('/', dot) != std::string::npos
+                                              ? std::string("no extension")
+                                              : "unknown extension '" + out.substr(dot) + "'") +
+                   "; write " + known);
+}
+
+std::string stem_of(const std::string& results) {
+  return results.substr(0, results.rfind(".h5") == std::string::npos ? results.size() : results.rfind(".h5"));
+}
+
 int plot(const std::vector<std::string>& args) {
-  const Arguments a(args, {"--attention", "--curves", "--fit", "--average", "--png"},
+  const Arguments a(args, {"--attention", "--curves", "--fit", "--average", "--own-scale", "--png"},
                     {"--run", "--example", "--map", "--layer", "--head", "--metric", "-o", "--output"});
   const std::string& path = results_path(a);
   const ResultsReader f(path);
@@ -63,6 +87,8 @@ int plot(const std::vector<std::string>& args) {
     if (a.has("--layer")) view.layer = static_cast<std::size_t>(a.integer("--layer", 0, 0, 1 << 20));
     if (a.has("--head")) view.head = static_cast<std::size_t>(a.integer("--head", 0, 0, 1 << 20));
     view.average = a.flag("--average");
+    view.own_scale = a.flag("--own-scale");
+    if (view.average && view.head) throw UsageError("--head and --average exclude each other: one head, or the mean over heads");
     svg = attention_picture(f, runs.at(0), view);
     what = "attention" + (view.map.empty() ? "" : "-" + view.map);
   } else if (a.flag("--curves")) {
@@ -72,12 +98,9 @@ int plot(const std::vector<std::string>& args) {
     svg = fit_picture(f, runs);
     what = "fit";
   }
-  std::string out = a.value("-o", a.value("--output", ""));
-  if (out.empty()) {
-    std::string stem = path.substr(0, path.rfind(".h5") == std::string::npos ? path.size() : path.rfind(".h5"));
-    out = stem + "-" + (runs.size() == 1 ? runs[0] + "-" : "") + what + ".svg";
-  }
-  const bool png_only = out.size() > 4 && out.compare(out.size() - 4, 4, ".png") == 0;
+  const std::string out =
+      output_path(a, stem_of(path) + "-" + (runs.size() == 1 ? runs[0] + "-" : "") + what + ".svg", {".svg", ".png"});
+  const bool png_only = ends_with(out, ".png");
   const std::string svg_path = png_only ? out.substr(0, out.size() - 4) + ".svg" : out;
   write_file(svg_path, svg);
   std::printf("wrote %s\n", svg_path.c_str());
@@ -92,8 +115,7 @@ int plot(const std::vector<std::string>& args) {
 int report(const std::vector<std::string>& args) {
   const Arguments a(args, {}, {"-o", "--output"});
   const std::string& path = results_path(a);
-  std::string out = a.value("-o", a.value("--output", ""));
-  if (out.empty()) out = path.substr(0, path.rfind(".h5") == std::string::npos ? path.size() : path.rfind(".h5")) + "-report.html";
+  const std::string out = output_path(a, stem_of(path) + "-report.html", {".html", ".htm"});
   write_file(out, html_report(path));
   std::printf("wrote %s (self-contained: open it in any browser, offline)\n", out.c_str());
   return 0;
@@ -115,6 +137,7 @@ Command plot_command() {
           "usage: attnlab plot RESULTS.h5 (--attention | --curves | --fit) [options]\n"
           "  --attention       heatmap of one recorded example: queries (output tokens) x keys (source tokens)\n"
           "    --run ID --example N --map NAME --layer L --head H --average (mean over heads)\n"
+          "    --own-scale (each panel coloured to its own largest weight; default: one [0, 1] scale)\n"
           "  --curves          per-epoch metrics of several runs overlaid\n"
           "    --run ID (repeatable; default every run) --metric NAME (repeatable; default the losses)\n"
           "  --fit             Nadaraya-Watson: training points, truth and prediction, beside the kernel map\n"

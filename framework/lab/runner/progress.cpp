@@ -1,5 +1,8 @@
 #include "lab/runner/progress.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cmath>
 
 namespace attn {
@@ -11,6 +14,18 @@ std::string duration(double s) {
   else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
   else std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, static_cast<int>(s) % 3600 / 60);
   return buf;
+}
+
+// The terminal's width in columns (80 when it does not say): live lines are cut to it, so a
+// long run id never wraps and breaks the redraw.
+std::size_t columns_of(std::FILE* out) {
+  winsize w{};
+  return ioctl(fileno(out), TIOCGWINSZ, &w) == 0 && w.ws_col > 0 ? w.ws_col : 80;
+}
+
+std::string cut(std::string line, std::size_t width) {
+  if (line.size() >= width) line.resize(width - 1);
+  return line;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -36,10 +51,13 @@ std::string Progress::line_for(const std::string& id, const Active& a) const {
   return buf;
 }
 
-void Progress::started(const std::string& id, std::size_t epochs) {
+void Progress::started(const std::string& id, std::size_t index, std::size_t epochs) {
   std::lock_guard<std::mutex> lock(mutex_);
   active_[id] = Active{0, epochs, 0.0, std::chrono::steady_clock::now()};
-  if (!terminal_) std::fprintf(out_, "[%zu/%zu] start %s (%zu epochs)\n", done_, total_, id.c_str(), epochs), std::fflush(out_);
+  if (terminal_) return;
+  std::fprintf(out_, "[run %zu of %zu] start %s (%s)\n", index + 1, total_, id.c_str(),
+               epochs ? (std::to_string(epochs) + " epoch" + (epochs == 1 ? "" : "s")).c_str() : "nothing to train: evaluated only");
+  std::fflush(out_);
 }
 
 void Progress::epoch(const std::string& id, std::size_t epoch, double loss) {
@@ -75,11 +93,12 @@ void Progress::redraw() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!terminal_) return;
   clear_area();
-  std::fprintf(out_, "running %zu of %zu runs, %zu done, elapsed %s\n", active_.size(), total_, done_,
-               duration(seconds_since(start_)).c_str());
+  const std::size_t width = columns_of(out_);
+  std::fprintf(out_, "%s\n", cut("running " + std::to_string(active_.size()) + " of " + std::to_string(total_) + " runs, " +
+                                     std::to_string(done_) + " done, elapsed " + duration(seconds_since(start_)), width).c_str());
   ++drawn_lines_;
   for (const auto& [id, a] : active_) {
-    std::fprintf(out_, "%s\n", line_for(id, a).c_str());
+    std::fprintf(out_, "%s\n", cut(line_for(id, a), width).c_str());
     ++drawn_lines_;
   }
   std::fflush(out_);

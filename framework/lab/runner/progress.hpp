@@ -14,7 +14,8 @@ class Progress {
  public:
   Progress(std::FILE* out, bool terminal, std::size_t total_runs, std::size_t skipped);
 
-  void started(const std::string& id, std::size_t epochs);
+  // A run at sweep position `index` starts, to train `epochs` epochs (0: nothing to train).
+  void started(const std::string& id, std::size_t index, std::size_t epochs);
   void epoch(const std::string& id, std::size_t epoch, double loss);  // from worker threads
   void finished(const std::string& id, const std::string& status, double seconds, const std::string& note);
   void redraw();  // terminal mode: refresh the status area (called periodically)

@@ -92,16 +92,17 @@ RunRecord planned_record(const RunPlan& plan) {
 }
 
 RunRecord execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
-                      const std::function<bool(const EpochRecord&)>& on_epoch, const RunCheckpoint* checkpoint) {
+                      const RunObserver& observer, const RunCheckpoint* checkpoint) {
   RunRecord r = planned_record(plan);
   const auto start = std::chrono::steady_clock::now();
   try {
     const auto parts = build_run(plan, registries, spec_dir);
     Trainer trainer(*parts->model, parts->params, registries, plan.training, plan.seed);
+    if (observer.started) observer.started(parts->model->trainable() ? plan.training.epochs : 0);
     if (checkpoint) r.resumed_from_epoch = load_checkpoint(trainer, *checkpoint);
     auto saved_at = std::chrono::steady_clock::now();
     r.status = trainer.run([&](const EpochRecord& e) {
-      const bool go_on = !on_epoch || on_epoch(e);
+      const bool go_on = !observer.epoch || observer.epoch(e);
       const bool due = checkpoint && checkpoint->every_seconds > 0 && e.epoch < plan.training.epochs &&
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - saved_at).count() >= checkpoint->every_seconds;
       if (checkpoint && (!go_on || due)) {

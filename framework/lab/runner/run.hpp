@@ -27,13 +27,18 @@ std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& regis
 // The record of `plan` before it runs: its id, config, sweep point, seed and index.
 RunRecord planned_record(const RunPlan& plan);
 
-// Runs a whole run into the record the results file keeps. on_epoch is called after every
-// epoch (returning false interrupts); errors are caught and reported in the record (status
+// Runs a whole run into the record the results file keeps, telling `observer` of its start
+// and epochs; errors are caught and reported in the record (status
 // failed), never thrown. With a checkpoint, the
 // run continues from it (when resuming) and saves it periodically and when interrupted.
+// What the runner hears of a run: its start, once the model is built, with the epochs it will
+// train (0 for a model with nothing to learn), and each epoch (returning false interrupts).
+struct RunObserver {
+  std::function<void(std::size_t epochs)> started;
+  std::function<bool(const EpochRecord&)> epoch;
+};
 RunRecord execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
-                      const std::function<bool(const EpochRecord&)>& on_epoch,
-                      const RunCheckpoint* checkpoint = nullptr);
+                      const RunObserver& observer, const RunCheckpoint* checkpoint = nullptr);
 
 // Every problem the plugins find in the runs of a spec (unknown plugin names, bad or unknown
 // options, missing files, metrics early stopping cannot watch), each once, with its location.

@@ -200,13 +200,15 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
           f->record = planned_record(*plan);
           f->record.status = RunStatus::interrupted;
         } else {
-          progress.started(plan->id, plan->training.epochs);
           const RunCheckpoint checkpoint{checkpoint_path(p.output, plan->id), plan->config_yaml(),
                                          options.checkpoint_seconds, options.resume};
-          f->record = execute_run(*plan, p.registries, p.spec.directory, [&](const EpochRecord& e) {
+          RunObserver observer;
+          observer.started = [&](std::size_t epochs) { progress.started(plan->id, plan->index, epochs); };
+          observer.epoch = [&](const EpochRecord& e) {
             progress.epoch(plan->id, e.epoch, e.train_loss);
             return !interrupted.load();
-          }, &checkpoint);
+          };
+          f->record = execute_run(*plan, p.registries, p.spec.directory, observer, &checkpoint);
         }
         queue.push(f);
       });
