@@ -214,6 +214,35 @@ TEST_CASE("a run's --set values and sweep values are in its group and highlighte
   CHECK_THAT(html, Catch::Contains("<mark><code>model.attention.scoring = dot</code></mark>"));
 }
 
+TEST_CASE("probe: a trained run looks at typed inputs; their maps join the file, plot and report show them", "[analysis][probe]") {
+  Workspace w;
+  const std::string run = " --run scoring-additive_seed-2 ";
+  const Output typed = capture(attnlab_exe + " probe " + w.seq + run + "\"1 2 3\" \"9 9 4 2\"");
+  INFO(typed.text);
+  REQUIRE(typed.code == 0);
+  CHECK_THAT(typed.text, Catch::Contains("probe_0: 1 2 3 =>") && Catch::Contains("probe_1: 9 9 4 2 =>"));
+  {
+    const ResultsReader file(w.seq);
+    CHECK(file.probes("scoring-additive_seed-2") == std::vector<std::string>{"probe_0", "probe_1"});
+    const ExampleAttention p = file.example("scoring-additive_seed-2", "probe_1");
+    CHECK(p.source == "9 9 4 2");
+    REQUIRE(p.maps.size() == 1);
+    CHECK(p.maps[0].keys == std::vector<std::string>{"9", "9", "4", "2", "<eos>", "<pad>"});
+  }
+  // A token the run never saw: an error naming it, and nothing added.
+  const Output unknown = capture(attnlab_exe + " probe " + w.seq + run + "\"1 x\"");
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.text, Catch::Contains("token 'x' is not in the vocabulary"));
+  CHECK(ResultsReader(w.seq).probes("scoring-additive_seed-2").size() == 2);
+  // Typed again: numbered after the ones there.
+  REQUIRE(capture(attnlab_exe + " probe " + w.seq + run + "\"5 5\"").code == 0);
+  CHECK(ResultsReader(w.seq).probes("scoring-additive_seed-2").back() == "probe_2");
+  REQUIRE(capture(attnlab_exe + " plot " + w.seq + run + "--attention --probe 2 -o " + w / "p.svg").code == 0);
+  CHECK_THAT(read(w / "p.svg"), Catch::Contains("probe_2: &quot;5 5&quot;"));
+  REQUIRE(capture(attnlab_exe + " report " + w.seq + " -o " + w / "r.html").code == 0);
+  CHECK_THAT(read(w / "r.html"), Catch::Contains("probe_2"));
+}
+
 TEST_CASE("the h5py route: docs/analysis_example.py lists runs, loads a parameter, draws a map", "[analysis][h5py]") {
   Workspace w;
   const Output out = capture("/usr/bin/python3 " + source_root + "/docs/analysis_example.py " + w.seq + " " + w / "m.png");

@@ -112,8 +112,9 @@ bool has_fit(const ResultsReader& file, const std::string& run) { return file.pl
 
 std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view) {
   const std::vector<std::string> examples = file.examples(run);
-  if (examples.empty()) throw std::invalid_argument("run '" + run + "' recorded no attention maps (a model without attention?)");
-  const std::string name = view.example ? ResultsReader::example_name(*view.example) : examples[0];
+  if (examples.empty() && view.example.empty())
+    throw std::invalid_argument("run '" + run + "' recorded no attention maps (a model without attention?)");
+  const std::string name = view.example.empty() ? examples[0] : view.example;
   const ExampleAttention example = file.example(run, name);
   std::vector<AttentionMap> maps = example.maps;
   if (!view.map.empty()) {
@@ -126,7 +127,7 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
   std::string caption = run + ", " + name;
   if (!example.source.empty()) {
     caption += ": \"" + example.source + "\" -> \"" + example.prediction + "\"";
-    if (example.prediction != example.target) caption += " (target \"" + example.target + "\")";
+    if (!example.target.empty() && example.prediction != example.target) caption += " (target \"" + example.target + "\")";
   }
   std::vector<std::string> pictures;
   std::size_t heads_in_row = 1;

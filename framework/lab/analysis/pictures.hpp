@@ -10,7 +10,7 @@ namespace attn {
 class ResultsReader;
 
 struct AttentionView {
-  std::optional<std::size_t> example;  // index of a recorded example (default: the first)
+  std::string example;                 // "example_<i>" or "probe_<n>" (default: the first recorded example)
   std::string map;                     // cross, encoder_self, decoder_self, kernel ("" = every map)
   std::optional<std::size_t> layer, head;
   bool average = false;                // average over heads (per layer) instead of one per head

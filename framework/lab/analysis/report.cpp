@@ -101,9 +101,11 @@ void run_section(const ResultsReader& file, const RunInfo& r, std::ostringstream
   if (has_fit(file, r.id)) {
     out << fit_picture(file, {r.id});
   } else {
-    for (const std::string& ex : recorded_examples(file, r.id)) {
+    std::vector<std::string> shown = recorded_examples(file, r.id);
+    for (const std::string& typed : file.probes(r.id)) shown.push_back(typed);  // attnlab probe
+    for (const std::string& ex : shown) {
       AttentionView view;
-      view.example = std::stoul(ex.substr(ex.find('_') + 1));
+      view.example = ex;
       view.average = true;  // one map per layer: heads averaged (plot shows each head)
       out << attention_picture(file, r.id, view);
     }

@@ -67,7 +67,7 @@ std::string stem_of(const std::string& results) {
 
 int plot(const std::vector<std::string>& args) {
   const Arguments a(args, {"--attention", "--curves", "--fit", "--average", "--own-scale", "--png"},
-                    {"--run", "--example", "--map", "--layer", "--head", "--metric", "-o", "--output"});
+                    {"--run", "--example", "--probe", "--map", "--layer", "--head", "--metric", "-o", "--output"});
   const std::string& path = results_path(a);
   const ResultsReader f(path);
   const int kinds = a.flag("--attention") + a.flag("--curves") + a.flag("--fit");
@@ -82,7 +82,9 @@ int plot(const std::vector<std::string>& args) {
   std::string svg, what;
   if (a.flag("--attention")) {
     AttentionView view;
-    if (a.has("--example")) view.example = static_cast<std::size_t>(a.integer("--example", 0, 0, 1 << 30));
+    if (a.has("--example")) view.example = ResultsReader::example_name(static_cast<std::size_t>(a.integer("--example", 0, 0, 1 << 30)));
+    if (a.has("--probe")) view.example = "probe_" + std::to_string(a.integer("--probe", 0, 0, 1 << 30));
+    if (a.has("--example") && a.has("--probe")) throw UsageError("--example and --probe exclude each other: a recorded example or a typed probe");
     view.map = a.value("--map", "");
     if (a.has("--layer")) view.layer = static_cast<std::size_t>(a.integer("--layer", 0, 0, 1 << 20));
     if (a.has("--head")) view.head = static_cast<std::size_t>(a.integer("--head", 0, 0, 1 << 20));
@@ -136,7 +138,8 @@ Command plot_command() {
   return {"plot", "draw attention heatmaps, training curves or a Nadaraya-Watson fit as SVG (and PNG)",
           "usage: attnlab plot RESULTS.h5 (--attention | --curves | --fit) [options]\n"
           "  --attention       heatmap of one recorded example: queries (output tokens) x keys (source tokens)\n"
-          "    --run ID --example N --map NAME --layer L --head H --average (mean over heads)\n"
+          "    --run ID --example N (recorded) or --probe N (typed: attnlab probe) --map NAME --layer L --head H\n"
+          "    --average (mean over heads)\n"
           "    --own-scale (each panel coloured to its own largest weight; default: one [0, 1] scale)\n"
           "  --curves          per-epoch metrics of several runs overlaid\n"
           "    --run ID (repeatable; default every run) --metric NAME (repeatable; default the losses)\n"

@@ -25,6 +25,7 @@ Command run_command();
 Command validate_command();
 Command compare_command();
 Command translate_command();
+Command probe_command();
 Command inspect_command();
 Command plot_command();
 Command report_command();

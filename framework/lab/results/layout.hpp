@@ -24,6 +24,8 @@ inline std::string attention_of(const std::string& id) { return group_of(id) + "
 inline std::string attention_metrics_of(const std::string& id) { return group_of(id) + "/attention_metrics"; }
 inline std::string data_of(const std::string& id) { return group_of(id) + "/data"; }
 inline std::string vocab_of(const std::string& id) { return group_of(id) + "/vocab"; }
+inline std::string probes_of(const std::string& id) { return group_of(id) + "/probes"; }
+inline const std::string probe_prefix = "probe_";
 // Below a history group: per-head attention metrics and the snapshots of the recorded maps.
 inline const std::string history_attention = "attention";
 inline const std::string history_snapshots = "snapshots";

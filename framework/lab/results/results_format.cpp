@@ -205,6 +205,17 @@ void write_summary(const std::string& path, const Summary& s) {
   f.set_attr(summary_group, "table", format_summary(s, TableFormat::text));
 }
 
+std::vector<std::string> add_probes(const std::string& path, const std::string& id, const std::vector<ExampleAttention>& probes) {
+  std::size_t next = ResultsReader(path).probes(id).size();
+  Hdf5File f(path, Hdf5File::Mode::read_write);
+  std::vector<std::string> names;
+  for (const ExampleAttention& ex : probes) {
+    names.push_back(probe_prefix + std::to_string(next++));
+    write_example(f, probes_of(id) + "/" + names.back(), ex);
+  }
+  return names;
+}
+
 // ---- reading ----
 
 ResultsReader::ResultsReader(const std::string& path) : file_(path, Hdf5File::Mode::read) {
@@ -303,8 +314,22 @@ Shape ResultsReader::map_shape(const std::string& id, const std::string& example
 }
 
 ExampleAttention ResultsReader::example(const std::string& id, const std::string& example) const {
+  if (example.rfind(probe_prefix, 0) == 0) {
+    const std::vector<std::string> typed = probes(id);
+    if (std::find(typed.begin(), typed.end(), example) == typed.end()) throw UsageError(unknown_name_message("probe", example, typed));
+    return read_example(file_, probes_of(id) + "/" + example);
+  }
   map_names(id, example);  // an unknown example is a UsageError naming the recorded ones
   return read_example(file_, attention_of(id) + "/" + example);
+}
+
+std::vector<std::string> ResultsReader::probes(const std::string& id) const {
+  const std::string g = probes_of(known(id));
+  std::vector<std::string> names = file_.exists(g) ? file_.children(g) : std::vector<std::string>{};
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {  // probe_2 before probe_10
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  return names;
 }
 
 std::vector<MapMetrics> ResultsReader::attention_metrics(const std::string& id) const {

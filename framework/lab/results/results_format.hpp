@@ -77,6 +77,9 @@ HistoryColumns history_columns(const std::vector<EpochRecord>& history);
 void create_results_file(const std::string& path, const ResultsHeader& header);  // a new file
 void write_run(const std::string& path, const RunRecord& run);  // replaces a run of that id
 void write_summary(const std::string& path, const Summary& summary);
+// Adds inputs a user typed (`attnlab probe`) to run `id` as probe_<n> (after the ones there),
+// laid out as recorded examples; returns their names.
+std::vector<std::string> add_probes(const std::string& path, const std::string& id, const std::vector<ExampleAttention>& probes);
 
 // ---- reading ----
 struct Vocabularies {
@@ -101,7 +104,9 @@ class ResultsReader {
   // Every history column, sorted by name; empty when the run trained nothing.
   HistoryColumns history(const std::string& id) const;
   std::vector<std::string> examples(const std::string& id) const;  // "example_0", ...
+  std::vector<std::string> probes(const std::string& id) const;    // "probe_0", ... (attnlab probe)
   static std::string example_name(std::size_t index);                // evaluation example index -> "example_<index>"
+  // A recorded example ("example_<i>") or a probe ("probe_<n>").
   ExampleAttention example(const std::string& id, const std::string& example) const;
   // Attention metrics per map kind and head: of the final model, or of one epoch (empty when
   // that epoch was not measured).

@@ -1,0 +1,70 @@
+#include "trained_run.hpp"
+
+#include "attnlab/data/text.hpp"
+#include "attnlab/plugin_loader.hpp"
+#include "lab/builtins.hpp"
+#include "lab/spec/schema.hpp"
+
+namespace attn::cli {
+namespace {
+
+// The decoding flags are the evaluation.* keys they override, checked by the same schema rows.
+std::vector<std::string> decoding_overrides(const Arguments& a) {
+  const std::pair<const char*, const char*> flags[] = {
+      {"--beam", "evaluation.beam"}, {"--alpha", "evaluation.alpha"}, {"--max-len", "evaluation.max_len"}};
+  std::vector<std::string> overrides;
+  for (const auto& [flag, key] : flags) {
+    if (!a.has(flag)) continue;
+    const std::string problem = check_value(*find_spec_key(key), a.value(flag, ""));
+    if (!problem.empty()) throw UsageError(std::string(flag) + ": " + problem);
+    overrides.push_back(std::string(key) + "=" + a.value(flag, ""));
+  }
+  return overrides;
+}
+
+}  // namespace
+
+std::string chosen_run(const ResultsReader& file, const Arguments& a) {
+  const std::vector<std::string> ids = file.run_ids();
+  const std::string id = a.value("--run", ids.size() == 1 ? ids[0] : "");
+  if (id.empty()) throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab compare lists them)");
+  return id;
+}
+
+std::vector<int> source_ids(const SequenceData& data, const std::string& sentence) {
+  if (invalid_utf8_at(sentence)) throw UsageError("the sentence is not valid UTF-8");
+  try {
+    return data.src_vocab.encode(split_tokens(preprocess_nmt(sentence)));
+  } catch (const std::out_of_range& e) {
+    throw UsageError("\"" + sentence + "\": " + e.what());
+  }
+}
+
+void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, const Arguments& a,
+             const std::vector<std::string>& probe) {
+  const std::optional<Vocabularies> vocab = file.vocabularies(id);
+  if (!vocab) throw UsageError("run '" + id + "' is not a sequence model (no vocabulary to decode with)");
+  const SpecResult spec = read_spec_text(file.config(id), file.path() + ":/runs/" + id, decoding_overrides(a));
+  if (!spec.spec) throw FileError("the run's stored config does not read back: " + spec.diagnostics[0].str());
+  run.plan = spec.spec->runs.at(0);
+  register_builtins(run.registries);
+  for (const std::string& p : spec.spec->plugins) load_plugin(p, run.registries);
+  for (const std::string& p : a.all("--plugin")) load_plugin(p, run.registries);
+  SequenceData& data = run.vocabularies;
+  data.src_vocab = Vocab(vocab->source);
+  data.tgt_vocab = Vocab(vocab->target);
+  data.num_steps = vocab->num_steps;
+  data.train = data.valid = make_split({}, {}, data.num_steps);
+  std::vector<std::vector<int>> sources;
+  for (const std::string& sentence : probe) sources.push_back(source_ids(data, sentence));
+  if (!probe.empty()) data.probe = make_split(sources, std::vector<std::vector<int>>(sources.size()), data.num_steps);
+  run.data = data;
+  Rng rng(0);
+  run.model = run.registries.models.create(run.plan.model, ModelArgs{run.registries, ParamScope(run.store, rng),
+                                                                     run.plan.model_options, run.data});
+  for (const auto& [name, var] : run.store.items()) var.mutable_value() = file.param(id, name);
+  run.decoder = dynamic_cast<SequenceModel*>(run.model.get());
+  if (!run.decoder) throw UsageError("model '" + run.plan.model + "' does not decode sentences");
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,39 @@
+// A trained run of a results file, rebuilt: the model from the run's stored config, its weights
+// and its vocabularies (for `attnlab translate` and `attnlab probe`). The model refers to
+// `data`, so the parts live together.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arguments.hpp"
+#include "attnlab/models/sequence_model.hpp"
+#include "lab/results/results_format.hpp"
+#include "lab/spec/spec.hpp"
+
+namespace attn::cli {
+
+struct TrainedRun {
+  RunPlan plan;
+  Registries registries;
+  SequenceData vocabularies;
+  Data data;
+  ParamStore store;
+  std::shared_ptr<Model> model;
+  SequenceModel* decoder = nullptr;
+};
+
+// Rebuilds run `id` (plugins from the spec and --plugin; evaluation.* from --beam, --alpha,
+// --max-len). `probe` sentences, when given, become the model's probe set (their tokens after
+// d2l's preprocessing); a token outside the vocabulary is a UsageError naming it.
+void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, const Arguments& a,
+             const std::vector<std::string>& probe = {});
+
+// The run a command works on: --run ID, or the only run of the file.
+std::string chosen_run(const ResultsReader& file, const Arguments& a);
+
+// A sentence as source token ids (d2l's preprocessing; UTF-8 checked).
+std::vector<int> source_ids(const SequenceData& data, const std::string& sentence);
+
+}  // namespace attn::cli
