@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Reading an attnlab results file in Python: list the runs, load a parameter, draw an
-attention map. Uses Debian's python3-h5py, python3-numpy and python3-matplotlib.
+attention map, read the attention metrics of the probe set (per head, and per epoch) and list
+the snapshot epochs. Uses Debian's python3-h5py, python3-numpy and python3-matplotlib.
 
 usage: /usr/bin/python3 docs/analysis_example.py RESULTS.h5 [OUT.png]
 (docs/analysis.md walks through it; tests/test_analysis.cpp runs it on a file the runner made.)
@@ -9,6 +10,7 @@ import sys
 
 import h5py
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")  # draw to a file, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
@@ -41,6 +43,22 @@ def main(path, out):
         weights = m["weights"][()][0].mean(axis=0)  # layer 0, averaged over heads -> [n_q, n_k]
         queries, keys = list(m["queries"].asstr()[()]), list(m["keys"].asstr()[()])
         print(f"example_0: '{text(example.attrs['source'])}' -> '{text(example.attrs['prediction'])}', {name} {m['weights'].shape}")
+
+        # 4. Attention on the probe set (docs/concepts/measuring-attention.md): the final model's
+        #    metrics, attention_metrics/<map>/<metric> float32 [layer, head].
+        for kind, group in run.get("attention_metrics", {}).items():
+            for metric, values in group.items():
+                print(f"{kind}.{metric} [layer, head]: {np.array2string(values[()], precision=4)}")
+
+        # 5. The same, mean over layers and heads, per epoch: history/attention.<map>.<metric>
+        #    (NaN in epochs not evaluated; per head: history/attention/<map>/<metric> [epoch, layer, head]).
+        history = run["history"]
+        for column in (c for c in history if c.endswith(".alignment")):
+            print(f"{column} per epoch: {np.array2string(history[column][()], precision=3)}")
+
+        # 6. Snapshots of the recorded maps (record.epochs): history/snapshots/epoch_<e>/example_<i>/<map>.
+        epochs = sorted(int(e[len("epoch_"):]) for e in history.get("snapshots", {}))
+        print(f"snapshot epochs: {epochs}")
 
     fig, ax = plt.subplots(figsize=(1 + 0.45 * len(keys), 1 + 0.45 * len(queries)))
     image = ax.imshow(weights, cmap="viridis", vmin=0.0)

@@ -106,6 +106,19 @@ TEST_CASE("attention is recorded on the probe set: the same inputs for every see
   CHECK_THAT(table, Catch::Contains("attention on the probe set") && Catch::Contains("gold_mass"));
 }
 
+TEST_CASE("a corpus's probe set is its validation split: an example past the first 32 is recorded too", "[analysis][probe]") {
+  attn::test::TempDir tmp("attnlab-analysis");
+  const std::string out = tmp / "corpus.h5";
+  const Output r = capture(attnlab_exe + " run " + source_root + "/tests/specs/good/awkward-corpus.yaml --set dataset.num_valid=40" +
+                           " --set record.attention=[0,35] --set training.epochs=1 --output " + out);
+  INFO(r.text);
+  REQUIRE(r.code == 0);
+  const ResultsReader file(out);
+  CHECK(file.examples(file.run_ids().at(0)) == std::vector<std::string>{"example_0", "example_35"});
+  CHECK(capture(attnlab_exe + " validate " + source_root + "/tests/specs/good/awkward-corpus.yaml --set dataset.num_valid=40" +
+                " --set record.attention=[40]").code == 2);  // past the 40 validation pairs
+}
+
 TEST_CASE("inspect: runs, config differences, stored maps; --run shows the tree with shapes", "[analysis][inspect]") {
   Workspace w;
   const Output all = capture(attnlab_exe + " inspect " + w.seq);

@@ -39,25 +39,48 @@ std::string shape_text(const Shape& s) {
 
 namespace {
 
-// Runs with their status, epochs, wall time and final metrics, then the errors of failed ones.
+// `items` joined by "; " after `prefix`, broken before the line would pass 100 characters
+// (continuation lines indented under the first item).
+std::string wrapped(const std::string& prefix, const std::vector<std::string>& items) {
+  std::string out = prefix, line = prefix;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string piece = (i ? "; " : "") + items[i];
+    if (i && line.size() + piece.size() > 100) {
+      out += ";\n" + std::string(prefix.size(), ' ') + items[i];
+      line = std::string(prefix.size(), ' ') + items[i];
+    } else {
+      out += piece, line += piece;
+    }
+  }
+  return out + "\n";
+}
+
+// Runs with their status, epochs, wall time and final metrics, then their attention metrics
+// (one row per run and map kind), then the errors of failed ones.
 void runs_table(const std::vector<RunInfo>& runs, std::ostringstream& out) {
-  std::set<std::string> metric_names;
+  std::set<std::string> metric_names, maps, attention;
   for (const RunInfo& r : runs)
-    for (const auto& kv : r.metrics) metric_names.insert(kv.first);
-  std::vector<std::vector<std::string>> table = {{"run", "status", "epochs", "wall s"}};
-  for (const std::string& m : metric_names) table[0].push_back(m);
+    for (const auto& kv : r.metrics) {
+      if (!is_attention_metric(kv.first)) metric_names.insert(kv.first);
+      else maps.insert(attention_metric_parts(kv.first).first), attention.insert(attention_metric_parts(kv.first).second);
+    }
+  std::vector<std::string> header = {"run", "status", "epochs", "wall s"}, attention_header = {"run", "map"};
+  header.insert(header.end(), metric_names.begin(), metric_names.end());
+  attention_header.insert(attention_header.end(), attention.begin(), attention.end());
+  const auto value = [](const RunInfo& r, const std::string& m) { return r.metrics.count(m) ? format_number(r.metrics.at(m)) : "-"; };
+  std::vector<std::vector<std::string>> rows, attention_rows;
   for (const RunInfo& r : runs) {
-    std::vector<std::string> row = {r.id, to_string(r.status), std::to_string(r.epochs_done), format_number(r.wall_seconds)};
-    for (const std::string& m : metric_names) row.push_back(r.metrics.count(m) ? format_number(r.metrics.at(m)) : "-");
-    table.push_back(row);
+    rows.push_back({r.id, to_string(r.status), std::to_string(r.epochs_done), format_number(r.wall_seconds)});
+    for (const std::string& m : metric_names) rows.back().push_back(value(r, m));
+    for (const std::string& map : maps) {
+      attention_rows.push_back({r.id, map});
+      for (const std::string& m : attention) attention_rows.back().push_back(value(r, "attention." + map + "." + m));
+    }
   }
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (const auto& row : table) {
-    for (std::size_t i = 0; i < row.size(); ++i) out << row[i] << std::string(width[i] - row[i].size() + 2, ' ');
-    out << "\n";
-  }
+  out << render_table(header, rows, TableFormat::text);
+  if (!attention_rows.empty())
+    out << "\nattention on the probe set (mean over layers and heads; per layer and head: /runs/<id>/attention_metrics)\n"
+        << render_table(attention_header, attention_rows, TableFormat::text);
   for (const RunInfo& r : runs)
     if (!r.error.empty()) out << "  " << r.id << " failed: " << r.error << "\n";
 }
@@ -88,11 +111,10 @@ void config_differences(const ResultsReader& file, const std::vector<RunInfo>& r
 void maps_stored(const ResultsReader& file, const std::vector<RunInfo>& runs, std::ostringstream& out) {
   out << "\nattention maps stored:\n";
   for (const RunInfo& r : runs) {
-    std::string line;
+    std::vector<std::string> items;
     for (const std::string& ex : file.examples(r.id))
-      for (const std::string& m : file.map_names(r.id, ex))
-        line += (line.empty() ? "" : "; ") + ex + "/" + m + " " + shape_text(file.map_shape(r.id, ex, m));
-    out << "  " << r.id << ": " << (line.empty() ? "none" : line) << "\n";
+      for (const std::string& m : file.map_names(r.id, ex)) items.push_back(ex + "/" + m + " " + shape_text(file.map_shape(r.id, ex, m)));
+    out << wrapped("  " + r.id + ": ", items.empty() ? std::vector<std::string>{"none"} : items);
   }
   out << "\n[layer, head, n_q, n_k]; draw them with: attnlab plot " << file.path() << " --run RUN --attention\n";
 }
@@ -104,8 +126,8 @@ std::string inspect_results(const std::string& path) {
   const ResultsHeader h = file.header();
   const std::vector<RunInfo> runs = file.runs();
   std::ostringstream out;
-  out << path << ": attnlab results (attnlab " << h.attnlab_version << ", format " << h.format_version << "), spec '"
-      << h.name << "' from " << h.spec_path << ", created " << h.created << "\n"
+  out << path << ": attnlab results (attnlab " << h.attnlab_version << ", format " << h.format_version << ")\n"
+      << "spec '" << h.name << "' from " << h.spec_path << ", created " << h.created << "\n"
       << runs.size() << " of " << h.planned_runs << " planned runs written\n\n";
   runs_table(runs, out);
   config_differences(file, runs, out);

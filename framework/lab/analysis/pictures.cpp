@@ -7,6 +7,7 @@
 
 #include "lab/analysis/svg.hpp"
 #include "lab/results/results_format.hpp"
+#include "lab/results/summary.hpp"
 #include "attnlab/suggest.hpp"
 
 namespace attn {
@@ -197,6 +198,9 @@ svg::Chart fit_chart(const ResultsReader& file, const std::string& run) {
   };
   svg::Chart c;
   c.title = "Nadaraya-Watson fit, " + run;
+  const Metrics metrics = file.run(run).metrics;
+  if (metrics.count("learned_width"))  // gaussian_learned: the kernel's width 1/|w|
+    c.title += ", learned width 1/|w| = " + format_number(metrics.at("learned_width"));
   c.x_axis = "x";
   c.y_axis = "y";
   c.series.push_back({"training points", data("x_train"), data("y_train"), svg::Series::Style::points});

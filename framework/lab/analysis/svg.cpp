@@ -95,10 +95,11 @@ std::string heatmap(const Heatmap& h) {
   for (const auto& l : h.column_labels) col_label_h = std::max(col_label_h, text_width(l, label_size));
   const double left = 30 + row_label_w + 8, top = 36 + col_label_h * 0.75 + 10;
   const double grid_w = cell * static_cast<double>(cols), grid_h = cell * static_cast<double>(rows);
-  const double bar_x = left + grid_w + 18, width = bar_x + 70, height = std::max(top + grid_h, top + 160) + 44;
+  // The title starts at the left edge and the picture is as wide as it: never clipped.
+  const double bar_x = left + grid_w + 18, width = std::max(bar_x + 70, text_width(h.title, 14) + 20);
+  const double height = std::max(top + grid_h, top + 160) + 44;
   std::ostringstream b;
-  b << "<text x=\"" << num(width / 2) << "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\" " << font << ">"
-    << escape(h.title) << "</text>\n";
+  b << "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\" " << font << ">" << escape(h.title) << "</text>\n";
   const double range = h.vmax > h.vmin ? h.vmax - h.vmin : 1.0;
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c) {
@@ -154,12 +155,11 @@ std::string chart(const Chart& c) {
   const double left = 64, top = 34, w = 440, h = 260;
   double legend_w = 0;
   for (const Series& s : c.series) legend_w = std::max(legend_w, text_width(s.name, 11));
-  const double width = left + w + 30 + legend_w + 30, height = top + h + 50;
+  const double width = std::max(left + w + 30 + legend_w + 30, text_width(c.title, 14) + 20), height = top + h + 50;
   auto X = [&](double x) { return left + (x - x0) / (x1 - x0) * w; };
   auto Y = [&](double y) { return top + h - (y - y0) / (y1 - y0) * h; };
   std::ostringstream b;
-  b << "<text x=\"" << num(left + w / 2) << "\" y=\"20\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\" " << font << ">"
-    << escape(c.title) << "</text>\n";
+  b << "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\" " << font << ">" << escape(c.title) << "</text>\n";
   for (double t : ticks(x0, x1))
     b << "<line x1=\"" << num(X(t)) << "\" x2=\"" << num(X(t)) << "\" y1=\"" << num(top) << "\" y2=\"" << num(top + h) << "\" stroke=\"#e5e5e5\"/>\n"
       << "<text x=\"" << num(X(t)) << "\" y=\"" << num(top + h + 15) << "\" text-anchor=\"middle\" font-size=\"10\" " << font << ">"

@@ -49,6 +49,11 @@ AttentionMap read_map(const Hdf5File& f, const std::string& group, const std::st
   return m;
 }
 
+// What a metric's values count (docs/concepts/measuring-attention.md).
+std::string unit_of(const std::string& metric) {
+  return metric == "effective_keys" ? "keys" : metric == "effective_width" ? "x (the keys' positions)" : "fraction";
+}
+
 // The [layer, head] values of one metric, as a tensor (NaN for a head without rows).
 Tensor head_grid(const MapMetrics& m, const std::string& metric) {
   Tensor t = Tensor::from_shape({m.layers, m.heads});
@@ -95,7 +100,7 @@ void write_attention_metrics(Hdf5File& f, const std::string& group, const std::v
     for (const auto& [metric, values] : m.values) {
       const std::string path = group + "/" + m.map + "/" + metric;
       f.write(path, head_grid(m, metric));
-      describe(f, path, "layer,head", metric == "effective_keys" ? "keys" : metric == "effective_width" ? "x" : "fraction",
+      describe(f, path, "layer,head", unit_of(metric),
                metric + " of the '" + m.map + "' maps, mean over the probe set's query rows (docs/concepts/measuring-attention.md)");
     }
 }
@@ -134,7 +139,7 @@ void write_attention_history(Hdf5File& f, const std::string& history_group, cons
                          [](double x) { return static_cast<float>(x); });
       const std::string path = history_group + "/" + history_attention + "/" + shape.map + "/" + metric;
       f.write(path, grid);
-      describe(f, path, "epoch,layer,head", metric == "effective_keys" ? "keys" : "fraction",
+      describe(f, path, "epoch,layer,head", unit_of(metric),
                metric + " of the '" + shape.map + "' maps per epoch (NaN: not measured that epoch)");
     }
   }

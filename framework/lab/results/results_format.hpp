@@ -4,12 +4,16 @@
 //
 //   /                          attrs format, format_version, attnlab_version, spec, spec_path,
 //                              name, created, planned_runs
-//   /runs/<id>/                attrs config, sweep_point, seed, index, status, error,
+//   /runs/<id>/                attrs config, sweep_point, overrides, seed, index, status, error,
 //                              wall_seconds, epochs_done, resumed_from_epoch, metric.<name>
 //   /runs/<id>/params/<a>/<b>  float32, one dataset per parameter (path "a.b")
 //   /runs/<id>/history/<col>   float64 per epoch: epoch, train_loss, grad_norm, clipped_fraction, lr,
 //                              seconds, grad_norm.<group>, teacher_forcing (when sampled), metrics
-//   /runs/<id>/attention/example_<i>/<map>/{weights, queries, keys, query_positions, key_positions}
+//   /runs/<id>/history/attention/<map>/<metric>   float32 [epoch, layer, head] (attention metrics)
+//   /runs/<id>/history/snapshots/epoch_<e>/example_<i>/<map>/...   (record.epochs)
+//   /runs/<id>/attention/example_<i>/<map>/{weights, queries, keys, query_positions, key_positions, gold_keys}
+//   /runs/<id>/attention_metrics/<map>/<metric>    float32 [layer, head] (final model)
+//   /runs/<id>/probes/probe_<n>/<map>/...          inputs typed to `attnlab probe`
 //   /runs/<id>/data/<name>     arrays a picture needs (Nadaraya-Watson)
 //   /runs/<id>/vocab/{source, target}, attr num_steps
 //   /summary/                  the comparison table
@@ -36,7 +40,10 @@ constexpr const char* results_format_name = "attnlab-results";
 // 2: history has grad_norm, the root has format_version. Files of format 1 (attnlab before the
 // core/lab split, no format_version attribute) still read.
 // 3: history has clipped_fraction, lr, grad_norm.<group> and (scheduled sampling) teacher_forcing.
-constexpr long results_format_version = 3;
+// 4: attention metrics (history/attention, attention_metrics, metric.attention.*), snapshots
+// (history/snapshots), gold_keys, probes (attnlab probe), the run attribute overrides, and
+// dims/units/description on the arrays. Readers take each of them as optional.
+constexpr long results_format_version = 4;
 constexpr const char* attnlab_version = "0.2.0";
 
 // What the root of a results file says about it.

@@ -55,7 +55,6 @@ namespace {
 // Attention metrics ("attention.<map>.<metric>") get a table of their own, one row per sweep
 // point and map kind.
 const std::string attention_prefix = "attention.";
-bool is_attention_metric(const std::string& m) { return m.rfind(attention_prefix, 0) == 0; }
 
 // One rounding rule for every table a person reads (compare, report, inspect): 4 decimals, or
 // 3 significant digits for the very large and very small. CSV keeps full precision.
@@ -79,8 +78,16 @@ std::size_t display_width(const std::string& t) {
   return n;
 }
 
-// A table as aligned text or Markdown.
-std::string render(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, TableFormat format) {
+}  // namespace
+
+bool is_attention_metric(const std::string& m) { return m.rfind(attention_prefix, 0) == 0; }
+
+std::pair<std::string, std::string> attention_metric_parts(const std::string& m) {
+  const std::string rest = m.substr(attention_prefix.size());
+  return {rest.substr(0, rest.find('.')), rest.substr(rest.find('.') + 1)};
+}
+
+std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, TableFormat format) {
   std::vector<std::size_t> w(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) {
     w[i] = display_width(header[i]);
@@ -108,6 +115,8 @@ std::string render(const std::vector<std::string>& header, const std::vector<std
   return out;
 }
 
+namespace {
+
 // Every column, named as the file's /summary datasets, at full precision.
 std::string csv_table(const Summary& s) {
   std::string out = "sweep_point,runs,runs_ok";
@@ -129,8 +138,7 @@ std::string attention_table(const Summary& s, TableFormat format) {
   std::vector<std::string> maps, metrics;
   for (const std::string& m : s.metrics) {
     if (!is_attention_metric(m)) continue;
-    const std::string rest = m.substr(attention_prefix.size());
-    const std::string map = rest.substr(0, rest.find('.')), metric = rest.substr(rest.find('.') + 1);
+    const auto [map, metric] = attention_metric_parts(m);
     if (std::find(maps.begin(), maps.end(), map) == maps.end()) maps.push_back(map);
     if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) metrics.push_back(metric);
   }
@@ -144,8 +152,8 @@ std::string attention_table(const Summary& s, TableFormat format) {
       for (const std::string& metric : metrics) line.push_back(mean_std(r, attention_prefix + map + "." + metric, format));
       cells.push_back(std::move(line));
     }
-  return "\nattention on the probe set (mean over layers and heads; per head: attnlab inspect and the report)\n" +
-         render(header, cells, format);
+  return "\nattention on the probe set (mean over layers and heads; per layer and head: /runs/<id>/attention_metrics)\n" +
+         render_table(header, cells, format);
 }
 
 }  // namespace
@@ -166,7 +174,7 @@ std::string format_summary(const Summary& s, TableFormat format) {
     line.push_back(cell(r.wall_mean, format));
     cells.push_back(std::move(line));
   }
-  return render(header, cells, format) + attention_table(s, format);
+  return render_table(header, cells, format) + attention_table(s, format);
 }
 
 }  // namespace attn

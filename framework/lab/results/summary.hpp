@@ -44,6 +44,12 @@ enum class TableFormat { text, csv, markdown };
 // attention metrics per sweep point and map kind. CSV: one table of every column, named as the
 // file's /summary datasets (runs_ok, <metric>_mean...), at full precision.
 std::string format_summary(const Summary& s, TableFormat format);
+// A table as aligned text (header, a rule, rows) or Markdown.
+std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells,
+                         TableFormat format);
+// Attention metrics are named "attention.<map>.<metric>": is `name` one, and its two parts.
+bool is_attention_metric(const std::string& name);
+std::pair<std::string, std::string> attention_metric_parts(const std::string& name);
 // The one rounding rule of every number a person reads (compare, report, inspect): 4 decimals,
 // or 3 significant digits when very large or very small.
 std::string format_number(double v);

@@ -97,11 +97,19 @@ std::vector<MapMetrics> attention_metrics(const std::vector<ExampleAttention>& e
 }
 
 ProbeLook look_at_probe(Model& model, const std::vector<std::size_t>& keep, bool measure) {
-  std::vector<std::size_t> probe(probe_size);
-  std::iota(probe.begin(), probe.end(), std::size_t{0});
-  std::vector<ExampleAttention> maps = model.record_attention(measure ? probe : keep);
+  std::vector<std::size_t> wanted = keep;  // the kept examples, and with metrics the first probe_size
+  if (measure)
+    for (std::size_t i = 0; i < probe_size; ++i) wanted.push_back(i);
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::vector<ExampleAttention> maps = model.record_attention(wanted);
   ProbeLook look;
-  if (measure) look.metrics = attention_metrics(maps);
+  if (measure) {
+    std::vector<ExampleAttention> measured;
+    for (const ExampleAttention& ex : maps)
+      if (ex.example < probe_size) measured.push_back(ex);
+    look.metrics = attention_metrics(measured);
+  }
   for (ExampleAttention& ex : maps)
     if (std::count(keep.begin(), keep.end(), ex.example)) look.kept.push_back(std::move(ex));
   return look;
