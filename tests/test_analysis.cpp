@@ -101,6 +101,9 @@ TEST_CASE("attention is recorded on the probe set: the same inputs for every see
   CHECK(h.attr_string(entropy, "dims") == "layer,head");
   CHECK(h.attr_string(file.run_group(ids[0]) + "/attention/example_0/cross/weights", "dims") == "layer,head,query,key");
   CHECK(h.attr_string(file.run_group(ids[0]) + "/history/attention/cross/alignment", "dims") == "epoch,layer,head");
+  CHECK(h.attr_string(file.run_group(ids[0]) + "/history/train_loss", "dims") == "epoch");
+  CHECK_THAT(h.attr_string(file.run_group(ids[0]) + "/history/train_loss", "description"), Catch::Contains("mean over target tokens"));
+  CHECK_THAT(h.attr_string(file.run_group(ids[0]) + "/params/decoder/output/W", "description"), Catch::Contains("decoder.output.W"));
   // compare shows the attention table beside the metrics
   const std::string table = format_summary(summarize(file.runs()), TableFormat::text);
   CHECK_THAT(table, Catch::Contains("attention on the probe set") && Catch::Contains("gold_mass"));

@@ -55,10 +55,31 @@ long long_attr_or(const Hdf5File& f, const std::string& object, const std::strin
   return f.has_attr(object, name) ? f.attr_long(object, name) : fallback;
 }
 
+// What a history column holds: {units, description} (docs/hdf5-layout.md).
+std::pair<std::string, std::string> history_column_meaning(const std::string& name) {
+  static const std::map<std::string, std::pair<std::string, std::string>> fixed = {
+      {"epoch", {"epoch", "1-based epoch number"}},
+      {"train_loss", {"loss", "the epoch's training loss: mean over target tokens (sequence models); sum of squared errors "
+                              "over the training points (Nadaraya-Watson, as d2l)"}},
+      {"grad_norm", {"norm", "global gradient norm before clipping, mean over the epoch's steps"}},
+      {"clipped_fraction", {"fraction", "of the epoch's steps, those whose gradients were clipped"}},
+      {"lr", {"learning rate", "the learning rate of the epoch's last update"}},
+      {"seconds", {"s", "wall time of the epoch (training, evaluation, attention measurement)"}},
+      {"teacher_forcing", {"probability", "P(the decoder is fed the gold token) at the epoch's last update"}}};
+  if (const auto it = fixed.find(name); it != fixed.end()) return it->second;
+  if (name.rfind("grad_norm.", 0) == 0) return {"norm", "gradient norm of the parameters under " + name.substr(10) + ", mean over the steps"};
+  if (is_attention_metric(name)) return {"see measuring-attention.md", "attention metric of the probe set, mean over layers and heads"};
+  return {"metric", "evaluation metric; NaN in epochs not evaluated"};
+}
+
 void write_history(Hdf5File& f, const std::string& group, const std::vector<EpochRecord>& history) {
   f.create_group(group);
   if (history.empty()) return;
-  for (const auto& [name, column] : history_columns(history)) f.write(group + "/" + name, column);
+  for (const auto& [name, column] : history_columns(history)) {
+    f.write(group + "/" + name, column);
+    const auto [units, description] = history_column_meaning(name);
+    describe(f, group + "/" + name, "epoch", units, description);
+  }
   write_attention_history(f, group, history);
 }
 
@@ -163,7 +184,10 @@ void write_run(const std::string& path, const RunRecord& r) {
   f.remove(g);
   f.create_group(g);
   write_run_attributes(f, r);
-  for (const auto& [name, value] : r.params) f.write(param_of(r.id, name), value);
+  for (const auto& [name, value] : r.params) {
+    f.write(param_of(r.id, name), value);
+    describe(f, param_of(r.id, name), "the parameter's own axes", "", "parameter " + name + " of the trained model");
+  }
   write_history(f, history_of(r.id), r.history);
   f.create_group(attention_of(r.id));
   for (const ExampleAttention& ex : r.attention) write_example(f, attention_of(r.id) + "/" + example_name(ex.example), ex);
