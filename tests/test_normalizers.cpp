@@ -116,14 +116,14 @@ TEST_CASE("the normalizer option reaches seq2seq (one head and several) and ever
         CHECK(std::count_if(sigmoid_sums.begin(), sigmoid_sums.end(), [](double sum) { return std::abs(sum - 1.0) > 1e-3; }) >
               static_cast<std::ptrdiff_t>(sigmoid_sums.size() / 2));
         // Same parameters, another normalizer: other weights in every layer. (Greedy decoding
-        // may stop at another length, so the query rows both maps have are compared.)
+        // may stop at another length, so the query rows and decoder keys both maps have are compared.)
         const auto& a = softmax[m].shape();
-        const std::size_t rows = std::min(a[2], sparsemax[m].shape()[2]);
+        const std::size_t rows = std::min(a[2], sparsemax[m].shape()[2]), keys = std::min(a[3], sparsemax[m].shape()[3]);
         for (std::size_t l = 0; l < a[0]; ++l) {
           double differs = 0;
           for (std::size_t h = 0; h < a[1]; ++h)
             for (std::size_t q = 0; q < rows; ++q)
-              for (std::size_t k = 0; k < a[3]; ++k) differs += std::abs(softmax[m](l, h, q, k) - sparsemax[m](l, h, q, k));
+              for (std::size_t k = 0; k < keys; ++k) differs += std::abs(softmax[m](l, h, q, k) - sparsemax[m](l, h, q, k));
           INFO("layer " << l);
           CHECK(differs > 1e-3);
         }
