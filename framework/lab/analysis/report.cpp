@@ -22,33 +22,21 @@ pre { background: #f7f7f7; padding: 1em; overflow-x: auto; font-size: 12px; }
 .muted { color: #777; font-size: 13px; }
 )";
 
-// The comparison as HTML: format_summary's Markdown tables, cell by cell.
+// The comparison tables (summary_tables) as HTML.
 std::string html_table(const Summary& s) {
   std::ostringstream out;
-  std::istringstream md(format_summary(s, TableFormat::markdown));
-  std::string line;
-  bool open = false, header = false;
-  while (std::getline(md, line)) {
-    if (line.rfind("| ---", 0) == 0) continue;
-    if (line.rfind("|", 0) != 0) {  // a caption between tables
-      if (open) out << "</table>\n";
-      open = false;
-      if (!line.empty()) out << "<p class=\"muted\">" << svg::escape(line) << "</p>\n";
-      continue;
-    }
-    if (!open) out << "<table>", open = true, header = true;
-    out << "<tr>";
-    std::istringstream cells(line.substr(1));
-    std::string c;
-    while (std::getline(cells, c, '|')) {
-      const auto b = c.find_first_not_of(' '), e = c.find_last_not_of(' ');
-      const std::string text = b == std::string::npos ? "" : c.substr(b, e - b + 1);
-      out << (header ? "<th>" : "<td>") << svg::escape(text) << (header ? "</th>" : "</td>");
-    }
+  for (const Table& t : summary_tables(s)) {
+    if (!t.caption.empty()) out << "<p class=\"muted\">" << svg::escape(t.caption) << "</p>\n";
+    out << "<table><tr>";
+    for (const std::string& h : t.header) out << "<th>" << svg::escape(h) << "</th>";
     out << "</tr>\n";
-    header = false;
+    for (const auto& line : t.cells) {
+      out << "<tr>";
+      for (const std::string& c : line) out << "<td>" << svg::escape(c) << "</td>";
+      out << "</tr>\n";
+    }
+    out << "</table>\n";
   }
-  if (open) out << "</table>\n";
   return out.str();
 }
 

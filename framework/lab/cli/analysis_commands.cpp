@@ -83,7 +83,7 @@ int plot(const std::vector<std::string>& args) {
   if (a.flag("--attention")) {
     AttentionView view;
     if (a.has("--example")) view.example = ResultsReader::example_name(static_cast<std::size_t>(a.integer("--example", 0, 0, 1 << 30)));
-    if (a.has("--probe")) view.example = "probe_" + std::to_string(a.integer("--probe", 0, 0, 1 << 30));
+    if (a.has("--probe")) view.example = ResultsReader::probe_name(static_cast<std::size_t>(a.integer("--probe", 0, 0, 1 << 30)));
     if (a.has("--example") && a.has("--probe")) throw UsageError("--example and --probe exclude each other: a recorded example or a typed probe");
     view.map = a.value("--map", "");
     if (a.has("--layer")) view.layer = static_cast<std::size_t>(a.integer("--layer", 0, 0, 1 << 20));

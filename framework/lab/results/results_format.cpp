@@ -234,7 +234,7 @@ std::vector<std::string> add_probes(const std::string& path, const std::string& 
   Hdf5File f(path, Hdf5File::Mode::read_write);
   std::vector<std::string> names;
   for (const ExampleAttention& ex : probes) {
-    names.push_back(probe_prefix + std::to_string(next++));
+    names.push_back(ResultsReader::probe_name(next++));
     write_example(f, probes_of(id) + "/" + names.back(), ex);
   }
   return names;
@@ -306,6 +306,8 @@ std::vector<RunInfo> ResultsReader::runs() const {
 std::string ResultsReader::config(const std::string& id) const { return file_.attr_string(run_group(id), config_attribute); }
 
 std::string ResultsReader::example_name(std::size_t index) { return layout::example_name(index); }
+
+std::string ResultsReader::probe_name(std::size_t n) { return probe_prefix + std::to_string(n); }
 
 bool ResultsReader::is_config_attribute(const std::string& name) { return name == config_attribute; }
 

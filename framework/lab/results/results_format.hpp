@@ -112,7 +112,8 @@ class ResultsReader {
   HistoryColumns history(const std::string& id) const;
   std::vector<std::string> examples(const std::string& id) const;  // "example_0", ...
   std::vector<std::string> probes(const std::string& id) const;    // "probe_0", ... (attnlab probe)
-  static std::string example_name(std::size_t index);                // evaluation example index -> "example_<index>"
+  static std::string example_name(std::size_t index);                // probe-set example index -> "example_<index>"
+  static std::string probe_name(std::size_t n);                      // the n-th typed probe -> "probe_<n>"
   // A recorded example ("example_<i>") or a probe ("probe_<n>").
   ExampleAttention example(const std::string& id, const std::string& example) const;
   // Attention metrics per map kind and head: of the final model, or of one epoch (empty when

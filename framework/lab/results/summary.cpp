@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 namespace attn {
@@ -65,10 +66,10 @@ std::string cell(double v, TableFormat format) {
   return buf;
 }
 
-std::string mean_std(const SummaryRow& r, const std::string& metric, TableFormat format) {
+std::string mean_std(const SummaryRow& r, const std::string& metric) {
   const auto it = r.metrics.find(metric);
   if (it == r.metrics.end()) return "-";
-  return cell(it->second.first, format) + (r.ok > 1 ? " ± " + cell(it->second.second, format) : "");
+  return format_number(it->second.first) + (r.ok > 1 ? " ± " + format_number(it->second.second) : "");
 }
 
 // Display widths count UTF-8 characters (the ± sign is two bytes).
@@ -134,7 +135,7 @@ std::string csv_table(const Summary& s) {
 }
 
 // sweep point x map kind -> each attention metric (mean over layers and heads, then ± over seeds).
-std::string attention_table(const Summary& s, TableFormat format) {
+std::optional<Table> attention_table(const Summary& s) {
   std::vector<std::string> maps, metrics;
   for (const std::string& m : s.metrics) {
     if (!is_attention_metric(m)) continue;
@@ -142,39 +143,46 @@ std::string attention_table(const Summary& s, TableFormat format) {
     if (std::find(maps.begin(), maps.end(), map) == maps.end()) maps.push_back(map);
     if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) metrics.push_back(metric);
   }
-  if (maps.empty()) return "";
-  std::vector<std::string> header = {"sweep point", "map"};
-  header.insert(header.end(), metrics.begin(), metrics.end());
-  std::vector<std::vector<std::string>> cells;
+  if (maps.empty()) return std::nullopt;
+  Table t{"attention on the probe set (mean over layers and heads; per layer and head: /runs/<id>/attention_metrics)",
+          {"sweep point", "map"}, {}};
+  t.header.insert(t.header.end(), metrics.begin(), metrics.end());
   for (const SummaryRow& r : s.rows)
     for (const std::string& map : maps) {
       std::vector<std::string> line = {r.point, map};
-      for (const std::string& metric : metrics) line.push_back(mean_std(r, attention_prefix + map + "." + metric, format));
-      cells.push_back(std::move(line));
+      for (const std::string& metric : metrics) line.push_back(mean_std(r, attention_prefix + map + "." + metric));
+      t.cells.push_back(std::move(line));
     }
-  return "\nattention on the probe set (mean over layers and heads; per layer and head: /runs/<id>/attention_metrics)\n" +
-         render_table(header, cells, format);
+  return t;
 }
 
 }  // namespace
 
 std::string format_number(double v) { return cell(v, TableFormat::text); }
 
-std::string format_summary(const Summary& s, TableFormat format) {
-  if (format == TableFormat::csv) return csv_table(s);
-  std::vector<std::string> header = {"sweep point", "runs ok"};
+std::vector<Table> summary_tables(const Summary& s) {
+  Table main{"", {"sweep point", "runs ok"}, {}};
   for (const auto& m : s.metrics)
-    if (!is_attention_metric(m)) header.push_back(m);
-  header.push_back("wall s");
-  std::vector<std::vector<std::string>> cells;
+    if (!is_attention_metric(m)) main.header.push_back(m);
+  main.header.push_back("wall s");
   for (const SummaryRow& r : s.rows) {
     std::vector<std::string> line = {r.point, std::to_string(r.ok) + "/" + std::to_string(r.runs)};
     for (const auto& m : s.metrics)
-      if (!is_attention_metric(m)) line.push_back(mean_std(r, m, format));
-    line.push_back(cell(r.wall_mean, format));
-    cells.push_back(std::move(line));
+      if (!is_attention_metric(m)) line.push_back(mean_std(r, m));
+    line.push_back(format_number(r.wall_mean));
+    main.cells.push_back(std::move(line));
   }
-  return render_table(header, cells, format) + attention_table(s, format);
+  std::vector<Table> tables = {std::move(main)};
+  if (auto attention = attention_table(s)) tables.push_back(std::move(*attention));
+  return tables;
+}
+
+std::string format_summary(const Summary& s, TableFormat format) {
+  if (format == TableFormat::csv) return csv_table(s);
+  std::string out;
+  for (const Table& t : summary_tables(s))
+    out += (t.caption.empty() ? "" : "\n" + t.caption + "\n") + render_table(t.header, t.cells, format);
+  return out;
 }
 
 }  // namespace attn

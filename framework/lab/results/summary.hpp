@@ -40,6 +40,15 @@ struct Summary {
 Summary summarize(const std::vector<RunInfo>& runs);
 
 enum class TableFormat { text, csv, markdown };
+// A table as cells, for text, Markdown and HTML alike.
+struct Table {
+  std::string caption;  // "" for none
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> cells;
+};
+// The comparison tables: the metrics per sweep point, then (when runs measured attention) the
+// attention metrics per sweep point and map kind; numbers by format_number, "mean ± std".
+std::vector<Table> summary_tables(const Summary& s);
 // Text and Markdown: the metrics table, then (when runs measured attention) a table of the
 // attention metrics per sweep point and map kind. CSV: one table of every column, named as the
 // file's /summary datasets (runs_ok, <metric>_mean...), at full precision.

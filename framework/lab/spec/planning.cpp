@@ -84,7 +84,7 @@ std::string RunPlan::config_yaml() const {
 SweepPoint RunPlan::overrides() const {
   SweepPoint out;
   for (const auto& [key, v] : values)
-    if (v.where.rfind("--set ", 0) == 0) {
+    if (v.where.rfind(set_origin, 0) == 0) {
       std::string text;
       for (const std::string& item : v.items) text += (text.empty() ? "" : ", ") + item;
       out.emplace_back(key, v.is_list ? "[" + text + "]" : text);

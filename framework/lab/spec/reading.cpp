@@ -116,11 +116,11 @@ SpecValue override_value(const std::string& raw, const std::string& where) {
 void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diagnostic>& diags) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
-    diags.push_back({"--set " + text, "expected key=value, e.g. --set training.epochs=5"});
+    diags.push_back({set_origin + text, "expected key=value, e.g. --set training.epochs=5"});
     return;
   }
   const std::string key = text.substr(0, eq);
-  const SpecValue value = override_value(text.substr(eq + 1), "--set " + text);
+  const SpecValue value = override_value(text.substr(eq + 1), set_origin + text);
   auto axis = std::find_if(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return "sweep." + a.key == key; });
   if (key.rfind("sweep.", 0) == 0) {
     if (!value.is_list) diags.push_back({value.where, "sweep values of '" + key.substr(6) + "' must be a non-empty list, e.g. [dot, additive]"});

@@ -29,6 +29,9 @@ struct Diagnostic {
   std::string str() const { return where.empty() ? message : where + ": " + message; }
 };
 
+// Where a value given with --set says it was written: "--set key=value".
+inline const std::string set_origin = "--set ";
+
 // A scalar value or a list of them, as written.
 struct SpecValue {
   std::vector<std::string> items;  // one item for a scalar
