@@ -83,6 +83,29 @@ TEST_CASE("broken plugins are refused with one clear line, registries unchanged"
   CHECK_THAT(refused(ATTNLAB_EXAMPLE_PLUGIN), Catch::Contains("duplicate scoring function 'cosine'"));
 }
 
+TEST_CASE("normalizers are checked where the framework meets them: errors name the plugin", "[plugins][errors]") {
+  Registries r = builtins();
+  load_plugin(bad("bad_normalizers"), r);
+  Rng rng(1);
+  ParamStore store;
+  Tensor values = Tensor::from_shape({2, 3, 5});
+  for (std::size_t i = 0; i < values.size(); ++i) values.data()[i] = 0.1f * static_cast<float>(i % 7);
+  const Var x = constant(values);
+  IntTensor lens = IntTensor::from_shape({2});
+  lens(0) = 3, lens(1) = 2;  // the second example's third key is masked
+  AttentionConfig config;
+  config.scoring = {"dot", {}, ""};
+  config.normalizer = {"wrong_weights", {}, ""};
+  const Attention short_rows(r, ParamScope(store, rng, "a"), config, 5, 5, 5);
+  CHECK_THROWS_WITH(short_rows({x, x, x}, lens),
+                    "normalizer 'wrong_weights' (plugin " + bad("bad_normalizers") +
+                        ") returned weights of shape [2, 3, 2] for scores [2, 3, 3]; expected the scores' shape [B, n_q, n_k]");
+  config.normalizer = {"weighs_masked", {}, ""};
+  const Attention unmasked(r, ParamScope(store, rng, "b"), config, 5, 5, 5);
+  CHECK_THROWS_WITH(unmasked({x, x, x}, lens), Catch::StartsWith("normalizer 'weighs_masked' (plugin " + bad("bad_normalizers") +
+                                                                 ") gave a masked key a weight"));
+}
+
 TEST_CASE("cells and modes are checked where the framework meets them: errors name the plugin", "[plugins][errors]") {
   Registries r = builtins();
   load_plugin(bad("wrong_state"), r);
