@@ -204,13 +204,16 @@ TEST_CASE("report: one self-contained HTML file with table, curves and heatmaps"
   const std::string html = read(w / "r.html");
   CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>"));
   CHECK_THAT(html, Catch::Contains("<h2>Comparison</h2>") && Catch::Contains("scoring=additive"));
-  CHECK_THAT(html, Catch::Contains("train_loss per epoch") && Catch::Contains("cross attention, layer 0"));
-  CHECK(html.find("<script") == std::string::npos);
-  // Nothing fetched from a network: the only URL is the SVG namespace name.
-  const std::string without_ns = std::regex_replace(html, std::regex("xmlns=\"http://www.w3.org/2000/svg\""), "");
+  CHECK_THAT(html, Catch::Contains("<section id=\"curves\">") && Catch::Contains("<section id=\"explorer\">"));
+  // The panels' data: every run's maps, with the snapshots of record.epochs [1, 3] before the final ones.
+  CHECK_THAT(html, Catch::Contains("\"id\":\"scoring-dot_seed-2\"") && Catch::Contains("\"name\":\"cross\""));
+  CHECK_THAT(html, Catch::Contains("{\"epoch\":\"1\",\"maps\"") && Catch::Contains("{\"epoch\":\"final\",\"maps\""));
+  // Nothing fetched from a network: scripts are inline, no src= anywhere, and the only URL is
+  // the SVG namespace name.
+  CHECK(html.find("src=") == std::string::npos);
+  const std::string without_ns = std::regex_replace(html, std::regex("\"http://www.w3.org/2000/svg\""), "");
   CHECK(without_ns.find("http://") == std::string::npos);
   CHECK(without_ns.find("https://") == std::string::npos);
-  CHECK(without_ns.find("src=") == std::string::npos);
   REQUIRE(capture(attnlab_exe + " report " + w.nw + " -o " + w / "nw.html").code == 0);
   CHECK_THAT(read(w / "nw.html"), Catch::Contains("Nadaraya-Watson fit"));
 }

@@ -11,25 +11,24 @@
 #include "attnlab/suggest.hpp"
 
 namespace attn {
-namespace {
 
-std::vector<double> doubles(const Tensor& t) { return {t.begin(), t.end()}; }
-
-// Axis names of each kind of map: {rows, columns}.
-std::pair<std::string, std::string> axes_of(const std::string& map) {
+std::pair<std::string, std::string> map_axes(const std::string& map) {
   if (map == "kernel") return {"queries: test x", "keys: training x"};
   if (map == "encoder_self") return {"queries: source tokens", "keys: source tokens"};
   if (map == "decoder_self") return {"queries: output tokens", "keys: decoder inputs"};
   return {"queries: output tokens", "keys: source tokens"};
 }
 
-// The positions whose label is not <pad> (a label missing is kept).
 std::vector<std::size_t> unpadded(std::size_t n, const std::vector<std::string>& labels) {
   std::vector<std::size_t> kept;
   for (std::size_t i = 0; i < n; ++i)
     if (i >= labels.size() || labels[i] != "<pad>") kept.push_back(i);
   return kept;
 }
+
+namespace {
+
+std::vector<double> doubles(const Tensor& t) { return {t.begin(), t.end()}; }
 
 // One heatmap of weights[layer, head] (or the head average), without <pad> rows and columns,
 // on the shared [0, 1] colour scale unless `own_scale` (then [0, the panel's largest weight]).
@@ -56,7 +55,7 @@ std::string one_map(const Tensor& w, const std::vector<std::string>& queries, co
     h.values.push_back(std::move(row));
   }
   h.title = title;
-  std::tie(h.row_axis, h.column_axis) = axes_of(map);
+  std::tie(h.row_axis, h.column_axis) = map_axes(map);
   double mx = 0;
   for (const auto& r : h.values)
     for (double v : r) mx = std::max(mx, v);

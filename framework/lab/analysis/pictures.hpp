@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -31,5 +32,10 @@ std::string fit_picture(const ResultsReader& file, const std::vector<std::string
 // What a run has to plot: the recorded examples, and whether it has regression data.
 std::vector<std::string> recorded_examples(const ResultsReader& file, const std::string& run);
 bool has_fit(const ResultsReader& file, const std::string& run);
+// What the rows and columns of a kind of map are: {"queries: output tokens", "keys: source tokens"}.
+std::pair<std::string, std::string> map_axes(const std::string& map);
+// The positions of a map's rows (or columns) to show: those whose label is not <pad> (a
+// position without a label is kept).
+std::vector<std::size_t> unpadded(std::size_t n, const std::vector<std::string>& labels);
 
 }  // namespace attn

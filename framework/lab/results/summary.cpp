@@ -8,16 +8,35 @@
 
 namespace attn {
 
+std::string sweep_point_label(const SweepPoint& point) {
+  std::string label;
+  for (const auto& [k, v] : point)
+    if (k != "seed") label += (label.empty() ? "" : ", ") + k.substr(k.find_last_of('.') + 1) + "=" + v;
+  return label.empty() ? "(single point)" : label;
+}
+
+std::pair<double, double> mean_and_std(const std::vector<double>& v) {
+  if (v.empty()) return {std::nan(""), std::nan("")};
+  double mean = 0, var = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  for (double x : v) var += (x - mean) * (x - mean);
+  return {mean, v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0};
+}
+
+std::string format_mean_std(const std::vector<double>& values) {
+  if (values.empty()) return "-";
+  const auto [mean, std] = mean_and_std(values);
+  return format_number(mean) + (values.size() > 1 ? " ± " + format_number(std) : "");
+}
+
 Summary summarize(const std::vector<RunInfo>& runs) {
   Summary s;
   std::set<std::string> names;
   std::vector<std::string> order;
   std::map<std::string, std::vector<const RunInfo*>> groups;
   for (const RunInfo& r : runs) {
-    std::string point;
-    for (const auto& [k, v] : r.point)
-      if (k != "seed") point += (point.empty() ? "" : ", ") + k.substr(k.find_last_of('.') + 1) + "=" + v;
-    if (point.empty()) point = "(single point)";
+    const std::string point = sweep_point_label(r.point);
     if (!groups.count(point)) order.push_back(point);
     groups[point].push_back(&r);
     for (const auto& kv : r.metrics) names.insert(kv.first);
@@ -39,12 +58,7 @@ Summary summarize(const std::vector<RunInfo>& runs) {
       std::vector<double> v;
       for (const RunInfo* r : groups[point])
         if (succeeded(r->status) && r->metrics.count(m)) v.push_back(r->metrics.at(m));
-      if (v.empty()) continue;
-      double mean = 0, var = 0;
-      for (double x : v) mean += x;
-      mean /= static_cast<double>(v.size());
-      for (double x : v) var += (x - mean) * (x - mean);
-      row.metrics[m] = {mean, v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0};
+      if (!v.empty()) row.metrics[m] = mean_and_std(v);
     }
     s.rows.push_back(std::move(row));
   }

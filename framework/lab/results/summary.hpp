@@ -38,6 +38,13 @@ struct Summary {
 };
 
 Summary summarize(const std::vector<RunInfo>& runs);
+// A sweep point's label, the row name of the tables: "scoring=dot, cell=gru" (every swept key
+// but the seed, by its last part), or "(single point)". Runs of one label differ only by seed.
+std::string sweep_point_label(const SweepPoint& point);
+// Mean and sample standard deviation (0 for one value; NaN, NaN for none).
+std::pair<double, double> mean_and_std(const std::vector<double>& values);
+// "mean ± std" by format_number ("mean" alone for one value, "-" for none).
+std::string format_mean_std(const std::vector<double>& values);
 
 enum class TableFormat { text, csv, markdown };
 // A table as cells, for text, Markdown and HTML alike.

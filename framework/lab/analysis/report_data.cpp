@@ -1,0 +1,148 @@
+#include "lab/analysis/report_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "lab/analysis/json_writer.hpp"
+#include "lab/analysis/pictures.hpp"
+#include "lab/results/results_format.hpp"
+
+namespace attn {
+namespace {
+
+// Row or column labels: the tokens, or (Nadaraya-Watson) the x positions.
+std::vector<std::string> labels_of(const std::vector<std::string>& tokens, const std::vector<float>& positions,
+                                   const std::vector<std::size_t>& kept) {
+  std::vector<std::string> out;
+  for (const std::size_t i : kept) {
+    if (i < tokens.size()) {
+      out.push_back(tokens[i]);
+    } else if (i < positions.size()) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g", static_cast<double>(positions[i]));
+      out.push_back(text);
+    } else {
+      out.push_back(std::to_string(i));
+    }
+  }
+  return out;
+}
+
+void write_map(const AttentionMap& m, JsonWriter& j) {
+  const Tensor& w = m.weights;  // [layer, head, n_q, n_k]
+  if (w.dimension() != 4) return;
+  const std::vector<std::size_t> rows = unpadded(w.shape()[2], m.queries), columns = unpadded(w.shape()[3], m.keys);
+  const std::size_t layers = w.shape()[0], heads = w.shape()[1];
+  j.object().key("name").value(m.name).key("axes");
+  const auto [row_axis, column_axis] = map_axes(m.name);
+  j.strings({row_axis, column_axis});
+  j.key("layers").value(layers).key("heads").value(heads).key("rows").value(rows.size()).key("columns").value(columns.size());
+  j.key("queries").strings(labels_of(m.queries, m.query_positions, rows));
+  j.key("keys").strings(labels_of(m.keys, m.key_positions, columns));
+  j.key("gold").array();
+  for (const std::size_t q : rows) {
+    const int g = q < m.gold_keys.size() ? m.gold_keys[q] : -1;
+    std::size_t column = columns.size();  // the gold key's place among the kept columns
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      if (g >= 0 && columns[c] == static_cast<std::size_t>(g)) column = c;
+    j.value(column < columns.size() ? static_cast<double>(column) : -1.0);
+  }
+  j.end_array().key("weights").array();
+  for (std::size_t l = 0; l < layers; ++l)
+    for (std::size_t h = 0; h < heads; ++h)
+      for (const std::size_t q : rows)
+        for (const std::size_t k : columns) j.value(static_cast<double>(w(l, h, q, k)), 3);
+  j.end_array().end_object();
+}
+
+void write_view(const std::string& epoch, const ExampleAttention& e, JsonWriter& j) {
+  j.object().key("epoch").value(epoch).key("maps").array();
+  for (const AttentionMap& m : e.maps) write_map(m, j);
+  j.end_array().end_object();
+}
+
+// One recorded example (final maps, then every snapshot) or one typed probe (final maps only).
+void write_example(const ResultsReader& file, const std::string& run, const std::string& name,
+                   const std::vector<std::size_t>& epochs, JsonWriter& j) {
+  const ExampleAttention final_maps = file.example(run, name);
+  j.object().key("name").value(name).key("source").value(final_maps.source).key("target").value(final_maps.target);
+  j.key("prediction").value(final_maps.prediction).key("views").array();
+  for (const std::size_t e : epochs) write_view(std::to_string(e), file.snapshot(run, e, name), j);
+  write_view("final", final_maps, j);
+  j.end_array().end_object();
+}
+
+void write_run(const ResultsReader& file, const RunInfo& r, JsonWriter& j) {
+  j.object().key("id").value(r.id).key("label").value(sweep_point_label(r.point));
+  j.key("status").value(to_string(r.status)).key("seed").value(static_cast<std::size_t>(r.seed));
+  j.key("examples").array();
+  const std::vector<std::size_t> epochs = file.snapshot_epochs(r.id);
+  for (const std::string& name : file.examples(r.id)) write_example(file, r.id, name, epochs, j);
+  for (const std::string& name : file.probes(r.id)) write_example(file, r.id, name, {}, j);
+  j.end_array().end_object();
+}
+
+// Per history column, per sweep point: the mean and std over the point's runs at each epoch.
+void write_curves(const ResultsReader& file, const std::vector<RunInfo>& runs, JsonWriter& j) {
+  // column -> label -> epoch -> values
+  std::map<std::string, std::map<std::string, std::map<double, std::vector<double>>>> values;
+  std::vector<std::string> labels;
+  for (const RunInfo& r : runs) {
+    const HistoryColumns history = file.history(r.id);
+    const std::vector<double>* epoch = nullptr;
+    for (const auto& [name, column] : history)
+      if (name == "epoch") epoch = &column;
+    if (!epoch) continue;
+    const std::string label = sweep_point_label(r.point);
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+    for (const auto& [name, column] : history)
+      if (name != "epoch")
+        for (std::size_t i = 0; i < column.size() && i < epoch->size(); ++i)
+          if (std::isfinite(column[i])) values[name][label][(*epoch)[i]].push_back(column[i]);
+  }
+  j.key("curves").object();
+  for (const auto& [name, by_label] : values) {
+    j.key(name).array();
+    for (const std::string& label : labels) {
+      if (!by_label.count(label)) continue;
+      std::vector<double> epochs, mean, std;
+      for (const auto& [epoch, at] : by_label.at(label)) {
+        const auto [m, s] = mean_and_std(at);
+        epochs.push_back(epoch);
+        mean.push_back(m);
+        std.push_back(s);
+      }
+      j.object().key("label").value(label).key("epoch").numbers(epochs).key("mean").numbers(mean);
+      j.key("std").numbers(std).end_object();
+    }
+    j.end_array();
+  }
+  j.end_object();
+}
+
+}  // namespace
+
+std::string report_data(const ResultsReader& file, const std::vector<RunInfo>& runs) {
+  JsonWriter j;
+  j.object().key("name").value(file.header().name).key("groups").array();
+  std::vector<std::string> labels;
+  for (const RunInfo& r : runs)
+    if (std::find(labels.begin(), labels.end(), sweep_point_label(r.point)) == labels.end())
+      labels.push_back(sweep_point_label(r.point));
+  for (const std::string& label : labels) {
+    j.object().key("label").value(label).key("runs").array();
+    for (const RunInfo& r : runs)
+      if (sweep_point_label(r.point) == label) j.value(r.id);
+    j.end_array().end_object();
+  }
+  j.end_array();
+  write_curves(file, runs, j);
+  j.key("runs").array();
+  for (const RunInfo& r : runs) write_run(file, r, j);
+  j.end_array().end_object();
+  return j.text();
+}
+
+}  // namespace attn

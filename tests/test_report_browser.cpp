@@ -1,0 +1,92 @@
+// The interactive report in a real browser: tests/browser/report_browser.py opens a report in
+// Debian's headless Chromium (chromedriver + Selenium, installed by .ci/setup) and uses it as a
+// person would: switches run, map, layer and head, moves the epoch slider, hovers a token,
+// toggles the colour scale and log y, compares two runs, saves a panel as SVG. Each check also
+// fails on any error in the browser console. A browser that cannot start is a failure with its
+// reason, never a skip.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "test_support.hpp"
+
+using attn::test::attnlab_exe;
+using attn::test::command_output;
+using attn::test::source_root;
+
+namespace {
+
+// One report for every check: tests/specs/good/tiny-transformer.yaml (2 layers x 2 heads,
+// d_model 8 and 16 x 2 seeds, a snapshot after every epoch), run with a --set so the config
+// has a value of each origin to mark.
+const std::string& report() {
+  static attn::test::TempDir dir{"attnlab-browser"};
+  static const std::string html = [] {
+    const std::string h5 = dir / "tiny-transformer.h5", page = dir / "report.html";
+    const auto run = command_output(attnlab_exe + " run " + source_root + "/tests/specs/good/tiny-transformer.yaml --output " + h5 +
+                                    " --threads 2 --set training.lr=0.02 2>&1");
+    INFO(run.text);
+    REQUIRE(run.status == 0);
+    const auto made = command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1");
+    INFO(made.text);
+    REQUIRE(made.status == 0);
+    return page;
+  }();
+  return html;
+}
+
+void check_in_browser(const std::string& check) {
+  const auto out = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + report() + " " + check + " 2>&1");
+  INFO(out.text);
+  CHECK(out.status == 0);
+  CHECK(out.text.find(check + ": ok") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("report in a browser: the contents link to every section, and configs mark swept and --set values", "[browser]") {
+  check_in_browser("toc");
+}
+
+TEST_CASE("report in a browser: choosing run, map, layer and head draws that head's weights", "[browser]") {
+  check_in_browser("explorer");
+}
+
+TEST_CASE("report in a browser: heatmaps share the [0, 1] colour scale; a panel can take its own", "[browser]") {
+  check_in_browser("scale");
+}
+
+TEST_CASE("report in a browser: the epoch slider steps through the snapshots to the final maps", "[browser]") {
+  check_in_browser("epoch");
+}
+
+TEST_CASE("report in a browser: hovering a token draws its lines, thickness by weight", "[browser]") {
+  check_in_browser("tokens");
+}
+
+TEST_CASE("report in a browser: two runs side by side with their difference map", "[browser]") {
+  check_in_browser("side-by-side");
+}
+
+TEST_CASE("report in a browser: curves per sweep point with std bands and a log-y toggle", "[browser]") {
+  check_in_browser("curves");
+}
+
+TEST_CASE("report in a browser: a panel saves as an SVG file", "[browser]") {
+  check_in_browser("svg");
+}
+
+TEST_CASE("report: one file with nothing to fetch; the demo's report is under 5 MB", "[report][demo]") {
+  attn::test::TempDir dir{"attnlab-demo-report"};
+  const std::string h5 = dir / "demo.h5", page = dir / "report.html";
+  REQUIRE(command_output(attnlab_exe + " run " + source_root + "/experiments/bahdanau-reverse.yaml --output " + h5 +
+                         " --threads 2 > /dev/null 2>&1").status == 0);
+  REQUIRE(command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1").status == 0);
+  const auto size = std::filesystem::file_size(page);
+  INFO("report size " << size << " bytes");
+  CHECK(size < 5u * 1024 * 1024);
+  // Nothing the page loads comes from elsewhere: no src= or href= but in-page anchors.
+  const auto outside = command_output("grep -oE '(src|href)=\"[^#][^\"]*\"' " + page + " | head -5");
+  INFO(outside.text);
+  CHECK(outside.text.empty());
+}
