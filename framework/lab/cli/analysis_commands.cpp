@@ -151,10 +151,12 @@ Command plot_command() {
 }
 
 Command report_command() {
-  return {"report", "write one self-contained HTML report: spec, table, curves, attention heatmaps",
+  return {"report", "write one self-contained, interactive HTML report of a results file",
           "usage: attnlab report RESULTS.h5 [-o REPORT.html]\n"
-          "  One HTML file with inline SVG and CSS (no scripts, no network): the comparison table,\n"
-          "  the overlaid training curves, each run's metrics and attention heatmaps, and the spec.",
+          "  One HTML file that needs no network (its script and data are inside): the comparison\n"
+          "  table, attention metrics per layer and head, training curves per sweep point (mean +- std\n"
+          "  over seeds), an attention explorer (run, example, map, layer, head, epoch slider, heatmap,\n"
+          "  token view), two runs side by side, each run's config, and the spec (docs/analysis.md).",
           report, true};
 }
 
