@@ -121,10 +121,13 @@
     const figure = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "heatmap" });
     figure.append(svg("rect", { width, height, fill: "white" }));
     const colour = (v) => scale.diverging ? diverging(v / (scale.hi || 1)) : sequential((v - scale.lo) / ((scale.hi - scale.lo) || 1));
-    queries.forEach((q, i) => figure.append(text(left - 4, top + cell * i + cell / 2 + 4, q.slice(0, 14), { "text-anchor": "end" })));
+    const every = Math.ceil(13 / cell);  // small cells: label every few rows and columns, hover for the rest
+    queries.forEach((q, i) => {
+      if (i % every === 0) figure.append(text(left - 4, top + cell * i + cell / 2 + 4, q.slice(0, 14), { "text-anchor": "end" }));
+    });
     keys.forEach((k, j) => {
       const x = left + cell * j + cell / 2 + 4, y = top - 4;
-      figure.append(text(x, y, k.slice(0, 14), { transform: `rotate(-60 ${x} ${y})` }));
+      if (j % every === 0) figure.append(text(x, y, k.slice(0, 14), { transform: `rotate(-60 ${x} ${y})` }));
     });
     m.forEach((row, i) => row.forEach((v, j) => {
       const r = svg("rect", { class: "cell", x: left + cell * j, y: top + cell * i, width: cell, height: cell,
@@ -350,7 +353,7 @@
     line.addEventListener("mousemove", (e) => showTip(e, g.label));
     line.addEventListener("mouseleave", hideTip);
     figure.append(line, svg("rect", { x: legend.x, y: legend.y - 9, width: 12, height: 10, fill: colour }),
-                  text(legend.x + 16, legend.y, g.label.slice(0, 28)));
+                  text(legend.x + 16, legend.y, g.label.slice(0, 28) + (pts.length ? "" : " (no finite value)")));
   }
   function curves(root) {
     const names = Object.keys(data.curves);
