@@ -29,5 +29,6 @@ Command probe_command();
 Command inspect_command();
 Command plot_command();
 Command report_command();
+Command merge_command();
 
 }  // namespace attn::cli

@@ -5,6 +5,19 @@
 namespace attn::cli {
 namespace {
 
+// "K/N" with 1 <= K <= N.
+Shard parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  const auto whole = [](const std::string& digits) {
+    return !digits.empty() && digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (slash != std::string::npos && whole(text.substr(0, slash)) && whole(text.substr(slash + 1))) {
+    const Shard s{std::stoul(text.substr(0, slash)), std::stoul(text.substr(slash + 1))};
+    if (s.count >= 1 && s.index >= 1 && s.index <= s.count) return s;
+  }
+  throw UsageError("--shard takes K/N, the K-th of N parts of the sweep with 1 <= K <= N (e.g. --shard 2/4), not '" + text + "'");
+}
+
 RunnerOptions runner_options(const Arguments& a) {
   RunnerOptions o;
   o.threads = a.integer("--threads", 0, 0, 1024);
@@ -17,6 +30,7 @@ RunnerOptions runner_options(const Arguments& a) {
   if (!(o.checkpoint_seconds >= 0))
     throw UsageError("--checkpoint-every takes seconds between checkpoints, 0 or more (0: only on Ctrl-C)");
   if (o.resume && o.force) throw UsageError("--resume and --force exclude each other");
+  if (a.has("--shard")) o.shard = parse_shard(a.value("--shard", ""));
   return o;
 }
 
@@ -41,9 +55,13 @@ Command run_command() {
           "                    and continuing unfinished ones from their checkpoints\n"
           "  --checkpoint-every SECONDS  save each unfinished run's state this often (default 600;\n"
           "                    0: only on Ctrl-C) in OUTPUT.checkpoints/\n"
-          "  exit codes: 0 all runs finished, 1 some did not, 2 invalid spec or command line, 130 Ctrl-C",
+          "  --shard K/N       run only the K-th of N parts of the sweep (by sweep order) into its own\n"
+          "                    file; `attnlab merge` joins the parts (docs/scaling.md)\n"
+          "  exit codes: 0 all runs finished, 1 some did not, 2 invalid spec or command line,\n"
+          "  130 interrupted by Ctrl-C or SIGUSR1 (each run checkpointed: continue with --resume)",
           [](const std::vector<std::string>& args) {
-            const Arguments a(args, {"--resume", "--force"}, {"--threads", "--set", "--plugin", "--output", "--checkpoint-every"});
+            const Arguments a(args, {"--resume", "--force"},
+                              {"--threads", "--set", "--plugin", "--output", "--checkpoint-every", "--shard"});
             return run_experiment(one_spec(a), runner_options(a));
           }};
 }

@@ -255,6 +255,15 @@ bool Hdf5File::is_group(const std::string& path) const {
          });
 }
 
+void Hdf5File::copy_from(const Hdf5File& source, const std::string& path) {
+  create_group(parent_of(path));
+  guarded(path_, "cannot copy " + path + " from " + source.path(), [&] {
+    if (H5Lexists(impl_->file.getId(), path.c_str(), H5P_DEFAULT) > 0) throw H5::GroupIException("", path + " exists already");
+    if (H5Ocopy(source.impl_->file.getId(), path.c_str(), impl_->file.getId(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT) < 0)
+      throw H5::GroupIException("H5Ocopy", "H5Ocopy failed");
+  });
+}
+
 void Hdf5File::remove(const std::string& path) {
   if (exists(path)) guarded(path_, "cannot remove " + path, [&] { impl_->file.unlink(path); });
 }

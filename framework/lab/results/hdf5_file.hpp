@@ -38,6 +38,9 @@ class Hdf5File {
   bool is_group(const std::string& path) const;
   std::vector<std::string> children(const std::string& group_path) const;  // sorted names
   void remove(const std::string& path);
+  // Copies the group or dataset at `path` of `source`, with everything under it, to the same
+  // path here (its parent groups are created; an object already there is a FileError).
+  void copy_from(const Hdf5File& source, const std::string& path);
 
   // Scalar attributes on a group or dataset ("/" is the file itself).
   void set_attr(const std::string& object, const std::string& name, const std::string& value);

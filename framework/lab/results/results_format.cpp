@@ -1,10 +1,12 @@
 #include "lab/results/results_format.hpp"
 
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <sstream>
 
 #include "attnlab/suggest.hpp"
 #include "lab/results/layout.hpp"
@@ -107,6 +109,12 @@ std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& grou
   return history;
 }
 
+// The machine writing the run (a sweep's parts may run on many: `attnlab merge` keeps each).
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
+}
+
 void write_run_attributes(Hdf5File& f, const RunRecord& r) {
   const std::string g = group_of(r.id);
   f.set_attr(g, config_attribute, r.config);
@@ -117,6 +125,7 @@ void write_run_attributes(Hdf5File& f, const RunRecord& r) {
   f.set_attr(g, "status", std::string(to_string(r.status)));
   f.set_attr(g, "error", r.error);
   f.set_attr(g, "wall_seconds", r.wall_seconds);
+  f.set_attr(g, "host", host_name());
   f.set_attr(g, "epochs_done", static_cast<long>(r.history.size()));
   f.set_attr(g, "resumed_from_epoch", static_cast<long>(r.resumed_from_epoch));
   for (const auto& [name, value] : r.metrics) f.set_attr(g, metric_prefix + name, value);
@@ -175,6 +184,10 @@ void create_results_file(const std::string& path, const ResultsHeader& h) {
   f.set_attr("/", "name", h.name);
   f.set_attr("/", "created", now_iso());
   f.set_attr("/", "planned_runs", static_cast<long>(h.planned_runs));
+  std::string order;
+  for (const std::string& id : h.run_order) order += (order.empty() ? "" : "\n") + id;
+  f.set_attr("/", "run_order", order);
+  if (!h.shard.empty()) f.set_attr("/", "shard", h.shard);
   f.create_group(runs_group);
 }
 
@@ -262,6 +275,11 @@ ResultsHeader ResultsReader::header() const {
   h.created = file_.attr_string("/", "created");
   h.attnlab_version = file_.attr_string("/", "attnlab_version");
   h.planned_runs = static_cast<std::size_t>(file_.attr_long("/", "planned_runs"));
+  if (file_.has_attr("/", "run_order")) {
+    std::istringstream lines(file_.attr_string("/", "run_order"));
+    for (std::string id; std::getline(lines, id);) h.run_order.push_back(id);
+  }
+  if (file_.has_attr("/", "shard")) h.shard = file_.attr_string("/", "shard");
   h.format_version = version_;
   return h;
 }

@@ -3,9 +3,9 @@
 // the runner, checkpoints, compare, translate, inspect, plot and report all go through it.
 //
 //   /                          attrs format, format_version, attnlab_version, spec, spec_path,
-//                              name, created, planned_runs
+//                              name, created, planned_runs, run_order, shard (parts of a sweep)
 //   /runs/<id>/                attrs config, sweep_point, overrides, seed, index, status, error,
-//                              wall_seconds, epochs_done, resumed_from_epoch, metric.<name>
+//                              wall_seconds, host, epochs_done, resumed_from_epoch, metric.<name>
 //   /runs/<id>/params/<a>/<b>  float32, one dataset per parameter (path "a.b")
 //   /runs/<id>/history/<col>   float64 per epoch: epoch, train_loss, grad_norm, clipped_fraction, lr,
 //                              seconds, grad_norm.<group>, teacher_forcing (when sampled), metrics
@@ -50,6 +50,8 @@ constexpr const char* attnlab_version = "0.2.0";
 struct ResultsHeader {
   std::string spec, spec_path, name;  // the spec's YAML text, where it was read, its name
   std::size_t planned_runs = 0;
+  std::vector<std::string> run_order;  // every planned run id, in sweep order (empty in files before it)
+  std::string shard;                   // "K/N" in a file of `attnlab run --shard K/N`, else ""
   std::string created, attnlab_version;  // set when writing
   long format_version = results_format_version;
 };

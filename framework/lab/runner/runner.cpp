@@ -27,8 +27,10 @@
 namespace attn {
 namespace {
 
+// Ctrl-C, or SIGUSR1: Slurm's warning before a time limit (`attnlab slurm` asks for it). Every
+// run stops at the end of its epoch, saves its checkpoint, and is marked interrupted.
 std::atomic<bool> interrupted{false};
-void on_sigint(int) { interrupted = true; }
+void on_interrupt(int) { interrupted = true; }
 
 void print(const std::vector<Diagnostic>& diags) {
   for (const Diagnostic& d : diags) std::fprintf(stderr, "%s\n", d.str().c_str());
@@ -108,13 +110,20 @@ struct Finished {
 // With --resume: the runs of the existing file that are done (finished, stopped early or
 // diverged), after checking the file was written by this spec with the same overrides.
 // Returns the exit code 2 with a message when it cannot resume.
-std::optional<int> runs_done_before(const Prepared& p, const std::string& spec_path, std::set<std::string>& done,
-                                    std::size_t& kept_failures) {
+std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& options, const std::string& spec_path,
+                                    std::set<std::string>& done, std::size_t& kept_failures) {
   try {
     const ResultsReader existing(p.output);
     if (existing.header().spec != p.spec.text) {
       std::fprintf(stderr, "attnlab run: --resume: '%s' was written by a different spec than %s; "
                            "resume with the same spec (or start anew with --force)\n", p.output.c_str(), spec_path.c_str());
+      return 2;
+    }
+    const std::string shard = options.shard ? options.shard->str() : "";
+    if (existing.header().shard != shard) {
+      std::fprintf(stderr, "attnlab run: --resume: '%s' holds %s, not %s; resume it with the same --shard\n", p.output.c_str(),
+                   existing.header().shard.empty() ? "a whole sweep" : ("shard " + existing.header().shard).c_str(),
+                   shard.empty() ? "the whole sweep" : ("shard " + shard).c_str());
       return 2;
     }
     for (const RunInfo& r : existing.runs()) {
@@ -135,11 +144,13 @@ std::optional<int> runs_done_before(const Prepared& p, const std::string& spec_p
 }
 
 // A new sweep: an empty results file (and no checkpoints of an earlier sweep into it).
-std::optional<int> start_results_file(const Prepared& p) {
+std::optional<int> start_results_file(const Prepared& p, const RunnerOptions& options) {
   try {
     remove_checkpoints(p.output);
-    create_results_file(p.output, ResultsHeader{p.spec.text, p.spec.path, p.spec.name, p.spec.runs.size(), "", "",
-                                                results_format_version});
+    ResultsHeader header{p.spec.text, p.spec.path, p.spec.name, p.spec.runs.size(), {}, "", "", "", results_format_version};
+    for (const RunPlan& r : p.spec.runs) header.run_order.push_back(r.id);
+    if (options.shard) header.shard = options.shard->str();
+    create_results_file(p.output, header);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab run: cannot create the results file: %s\nNothing was run.\n", e.what());
     return 2;
@@ -220,6 +231,10 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
 
 }  // namespace
 
+std::pair<std::size_t, std::size_t> shard_range(std::size_t runs, const Shard& shard) {
+  return {(shard.index - 1) * runs / shard.count, shard.index * runs / shard.count};
+}
+
 std::vector<Diagnostic> check_spec(const std::string& spec_path, const RunnerOptions& options) {
   std::vector<Diagnostic> diags;
   prepare(spec_path, options, diags);
@@ -245,24 +260,36 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   }
   std::set<std::string> done;
   std::size_t kept_failures = 0;  // diverged runs kept from before still count against the exit code
-  if (const auto refused = options.resume ? runs_done_before(*p, spec_path, done, kept_failures) : start_results_file(*p))
+  const auto [first, last] = shard_range(spec.runs.size(), options.shard.value_or(Shard{}));
+  if (options.shard && first == last) {
+    std::fprintf(stderr, "attnlab run: --shard %s: the sweep has %zu runs, so shard %zu of %zu would have none; "
+                         "use at most %zu shards\nNothing was run or written.\n",
+                 options.shard->str().c_str(), spec.runs.size(), options.shard->index, options.shard->count, spec.runs.size());
+    return 2;
+  }
+  if (const auto refused = options.resume ? runs_done_before(*p, options, spec_path, done, kept_failures)
+                                          : start_results_file(*p, options))
     return *refused;
 
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   set_blas_threads(1);  // parallel runs: one BLAS thread each
   std::vector<const RunPlan*> todo;
-  for (const RunPlan& r : spec.runs)
-    if (!done.count(r.id)) todo.push_back(&r);
-  std::printf("%s: %zu run%s on %d thread%s -> %s\n", spec.name.c_str(), spec.runs.size(), spec.runs.size() == 1 ? "" : "s",
+  for (std::size_t i = first; i < last; ++i)
+    if (!done.count(spec.runs[i].id)) todo.push_back(&spec.runs[i]);
+  const std::size_t mine = last - first;
+  std::printf("%s: %zu run%s%s on %d thread%s -> %s\n", spec.name.c_str(), mine, mine == 1 ? "" : "s",
+              options.shard ? (" (shard " + options.shard->str() + " of " + std::to_string(spec.runs.size()) + ")").c_str() : "",
               threads, threads == 1 ? "" : "s", p->output.c_str());
   std::fflush(stdout);
 
   interrupted = false;
-  const auto previous = std::signal(SIGINT, on_sigint);
-  Progress progress(stdout, isatty(fileno(stdout)) != 0, spec.runs.size(), done.size());
+  const auto previous = std::signal(SIGINT, on_interrupt);
+  const auto previous_usr1 = std::signal(SIGUSR1, on_interrupt);
+  Progress progress(stdout, isatty(fileno(stdout)) != 0, mine, mine - todo.size());
   std::string write_error;
   const std::size_t failures = kept_failures + execute_sweep(*p, options, todo, progress, threads, write_error);
   std::signal(SIGINT, previous);
+  std::signal(SIGUSR1, previous_usr1);
   progress.done();
   if (!write_error.empty()) {
     std::fprintf(stderr, "attnlab run: could not write results: %s\n", write_error.c_str());

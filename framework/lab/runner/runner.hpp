@@ -6,11 +6,22 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lab/spec/spec.hpp"
 
 namespace attn {
+
+// `--shard K/N`: the K-th (1-based) of N parts of the sweep's runs, by sweep order: part K has
+// the runs [floor((K-1) R / N), floor(K R / N)) of R. Every part agrees without talking to the
+// others; `attnlab merge` puts the parts' files together (docs/scaling.md).
+struct Shard {
+  std::size_t index = 1, count = 1;
+  std::string str() const { return std::to_string(index) + "/" + std::to_string(count); }
+};
+// The positions in sweep order of shard's runs among `runs`.
+std::pair<std::size_t, std::size_t> shard_range(std::size_t runs, const Shard& shard);
 
 struct RunnerOptions {
   int threads = 0;                      // 0: all cores
@@ -20,6 +31,7 @@ struct RunnerOptions {
   std::vector<std::string> plugins;     // --plugin PATH
   std::optional<std::string> output;    // --output PATH (instead of the spec's)
   double checkpoint_seconds = 600;      // --checkpoint-every: mid-run checkpoints (checkpoints.hpp); 0: only on Ctrl-C
+  std::optional<Shard> shard;           // --shard K/N: only that part of the runs
 };
 
 // Exit codes: 0 every run finished; 1 some run failed, diverged or was interrupted;

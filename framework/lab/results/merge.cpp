@@ -1,0 +1,128 @@
+#include "lab/results/merge.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "attnlab/errors.hpp"
+#include "lab/results/hdf5_file.hpp"
+#include "lab/results/layout.hpp"
+#include "lab/results/results_format.hpp"
+
+namespace attn {
+namespace {
+
+// Up to 8 names, then how many more.
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 8; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 8) out += " and " + std::to_string(names.size() - 8) + " more";
+  return out;
+}
+
+// The part's header agrees with the first part's on everything that makes the sweep.
+void check_same_sweep(const std::string& first, const ResultsHeader& a, const std::string& part, const ResultsHeader& b) {
+  const auto refuse = [&](const std::string& what) {
+    throw UsageError(part + " is a part of another sweep than " + first + ": " + what + "; merge parts of one sweep only");
+  };
+  if (a.spec != b.spec) refuse("its spec text differs");
+  if (a.attnlab_version != b.attnlab_version) refuse("attnlab " + b.attnlab_version + " wrote it, " + a.attnlab_version + " the other");
+  if (a.format_version != b.format_version) refuse("its results format is " + std::to_string(b.format_version));
+  if (a.run_order != b.run_order) refuse("its sweep has other runs (another --set of the sweep?)");
+  if (b.run_order.empty()) throw UsageError(part + " has no run_order (written by attnlab before 0.2.0): it cannot be merged");
+}
+
+// The --set values of a run but those of its swept keys: one sweep's runs share them.
+std::string fixed_overrides(const RunInfo& r) {
+  std::string out;
+  for (const auto& [key, value] : r.overrides)
+    if (std::none_of(r.point.begin(), r.point.end(), [&](const auto& kv) { return kv.first == key; }))
+      out += (out.empty() ? "" : " ") + key + "=" + value;
+  return out;
+}
+
+// Copies each run's group, as it is, from the part that holds it.
+void copy_runs(const std::string& output, const std::map<std::string, std::string>& owner) {
+  Hdf5File out(output, Hdf5File::Mode::read_write);
+  std::map<std::string, std::vector<std::string>> by_part;
+  for (const auto& [id, part] : owner) by_part[part].push_back(id);
+  for (const auto& [part, ids] : by_part) {
+    const Hdf5File in(part, Hdf5File::Mode::read);
+    for (const std::string& id : ids) out.copy_from(in, layout::group_of(id));
+  }
+}
+
+struct Parts {
+  ResultsHeader header;                      // of the first part
+  std::map<std::string, std::string> owner;  // run id -> the part holding it
+  std::vector<std::string> unfinished;
+  std::map<std::string, std::string> overrides;  // run id -> its --set values, as written
+};
+
+// Reads every part's header and runs; refuses parts that do not belong together.
+Parts survey(const std::vector<std::string>& parts) {
+  Parts s;
+  std::string overrides_seen, overrides_part;
+  for (const std::string& path : parts) {
+    const ResultsReader part(path);
+    const ResultsHeader h = part.header();
+    if (path == parts[0]) s.header = h;
+    else check_same_sweep(parts[0], s.header, path, h);
+    for (const RunInfo& r : part.runs()) {
+      if (s.owner.count(r.id)) throw UsageError("run '" + r.id + "' is in two parts, " + s.owner[r.id] + " and " + path +
+                                                "; merge each run from one part only");
+      s.owner[r.id] = path;
+      if (!succeeded(r.status)) s.unfinished.push_back(r.id);
+      const std::string set = fixed_overrides(r);
+      if (overrides_part.empty()) {
+        overrides_seen = set, overrides_part = path;
+      } else if (set != overrides_seen) {
+        throw UsageError(path + " was run with other --set values than " + overrides_part + " ('" + set + "' against '" +
+                         overrides_seen + "'); merge parts run with the same --set");
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+MergeResult merge_results(const std::string& output, const std::vector<std::string>& parts, const MergeOptions& options) {
+  namespace fs = std::filesystem;
+  if (parts.empty()) throw UsageError("no parts to merge: give the files of `attnlab run --shard K/N`");
+  std::error_code ec;
+  for (const std::string& p : parts)
+    if (fs::exists(output, ec) && fs::equivalent(output, p, ec)) throw UsageError("the output " + output + " is also a part; write elsewhere");
+  if (fs::exists(output, ec) && !options.force) throw UsageError(output + " already exists; use --force to replace it");
+  const Parts s = survey(parts);
+  MergeResult result;
+  result.planned = s.header.run_order.size();
+  for (const std::string& id : s.header.run_order)
+    if (!s.owner.count(id)) result.missing.push_back(id);
+  if (!result.missing.empty() && !options.allow_missing)
+    throw UsageError(std::to_string(result.missing.size()) + " of the sweep's " + std::to_string(result.planned) +
+                     " runs are in no part: " + listed(result.missing) +
+                     "; give their parts too, or --allow-missing to merge the others");
+  result.unfinished = s.unfinished;
+  const std::string partial = output + ".merging-" + std::to_string(getpid());
+  try {
+    ResultsHeader header = s.header;
+    header.shard.clear();
+    create_results_file(partial, header);
+    copy_runs(partial, s.owner);
+    const Summary summary = summarize(ResultsReader(partial).runs());  // the reader closes before the writer opens
+    write_summary(partial, summary);
+    fs::rename(partial, output);
+  } catch (...) {
+    fs::remove(partial, ec);
+    throw;
+  }
+  result.runs = s.owner.size();
+  return result;
+}
+
+}  // namespace attn

@@ -1,0 +1,117 @@
+// A sweep in parts: `attnlab run --shard K/N` writes the K-th part, `attnlab merge` joins the
+// parts into the file one machine writes (tests/tools/compare_results.py compares them object by
+// object, bit for bit, leaving out timings and hosts); and every refusal leaves nothing behind.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.hpp"
+
+using attn::test::attnlab_exe;
+using attn::test::command_output;
+using attn::test::source_root;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string spec = source_root + "/tests/specs/good/tiny-sweep.yaml";  // 4 runs
+
+attn::test::CommandOutput attnlab(const std::string& args) { return command_output(attnlab_exe + " " + args + " 2>&1"); }
+
+attn::test::CommandOutput same_results(const std::string& a, const std::string& b) {
+  return command_output("/usr/bin/python3 " + source_root + "/tests/tools/compare_results.py " + a + " " + b + " 2>&1");
+}
+
+// The whole sweep on one machine and in three parts (one run, one run, two runs), with a --set.
+struct Parts {
+  attn::test::TempDir dir{"attnlab-merge"};
+  std::string whole = dir / "whole.h5", part[3] = {dir / "p1.h5", dir / "p2.h5", dir / "p3.h5"};
+  Parts() {
+    REQUIRE(attnlab("run " + spec + " --set training.epochs=2 --threads 2 --output " + whole).status == 0);
+    for (int k = 0; k < 3; ++k) {
+      const auto r = attnlab("run " + spec + " --set training.epochs=2 --threads 1 --shard " + std::to_string(k + 1) + "/3 --output " + part[k]);
+      INFO(r.text);
+      REQUIRE(r.status == 0);
+    }
+  }
+  std::string all() const { return part[0] + " " + part[1] + " " + part[2]; }
+};
+
+}  // namespace
+
+TEST_CASE("merge: the parts of --shard K/N make the file one machine writes, bit for bit", "[merge]") {
+  Parts p;
+  CHECK_THAT(attnlab("run " + spec + " --shard 3/3 --output " + p.dir / "again.h5").text,
+             Catch::Contains("2 runs (shard 3/3 of 4)"));  // runs [4*2/3, 4) = the last two
+  const std::string out = p.dir / "merged.h5";
+  const auto merged = attnlab("merge " + out + " " + p.all());
+  INFO(merged.text);
+  REQUIRE(merged.status == 0);
+  CHECK_THAT(merged.text, Catch::Contains("merged 4 of 4 runs from 3 parts"));
+  const auto same = same_results(p.whole, out);
+  INFO(same.text);
+  CHECK(same.status == 0);
+  // The comparison sees a difference when there is one: a part alone is not the whole.
+  CHECK(same_results(p.whole, p.part[2]).status == 1);
+  CHECK(attnlab("compare " + out).status == 0);
+}
+
+TEST_CASE("merge refuses parts that do not make one sweep, each in one line, writing nothing", "[merge]") {
+  Parts p;
+  const std::string out = p.dir / "out.h5";
+  const auto refused = [&](const std::string& parts, const std::string& reason, int code = 2) {
+    const auto r = attnlab("merge " + out + " " + parts);
+    INFO(r.text);
+    CHECK(r.status == code);
+    CHECK_THAT(r.text, Catch::Contains(reason));
+    CHECK(!fs::exists(out));
+    for (const auto& f : fs::directory_iterator(p.dir.path)) CHECK(f.path().string().find(".merging-") == std::string::npos);
+  };
+  refused(p.part[0] + " " + p.part[1], "2 of the sweep's 4 runs are in no part: scoring-dot_seed-1, scoring-dot_seed-2");
+  refused(p.all() + " " + p.part[1], "run 'scoring-additive_seed-2' is in two parts");
+  // Another spec: the same sweep with another name.
+  const std::string other_spec = p.dir / "other.yaml", other = p.dir / "other.h5";
+  std::ifstream in(spec);
+  std::ofstream(other_spec) << std::string(std::istreambuf_iterator<char>(in), {}) << "description: another\n";
+  REQUIRE(attnlab("run " + other_spec + " --set training.epochs=2 --shard 3/3 --output " + other).status == 0);
+  refused(p.part[0] + " " + p.part[1] + " " + other, "is a part of another sweep than " + p.part[0] + ": its spec text differs");
+  // Another --set.
+  const std::string lr = p.dir / "lr.h5";
+  REQUIRE(attnlab("run " + spec + " --set training.epochs=2 --set training.lr=0.02 --shard 3/3 --output " + lr).status == 0);
+  refused(p.part[0] + " " + p.part[1] + " " + lr, "was run with other --set values");
+  // A damaged part: its second half cut off.
+  const std::string cut = p.dir / "cut.h5";
+  fs::copy_file(p.part[2], cut);
+  fs::resize_file(cut, fs::file_size(cut) / 2);
+  const auto damaged = attnlab("merge " + out + " " + p.part[0] + " " + p.part[1] + " " + cut);
+  INFO(damaged.text);
+  CHECK((damaged.status == 1 || damaged.status == 2));
+  CHECK_THAT(damaged.text, Catch::Contains("cut.h5"));
+  CHECK(!fs::exists(out));
+  refused(p.all() + " " + p.dir / "nothing.h5", "nothing.h5", 1);  // cannot be read: exit code 1
+  // --allow-missing merges what there is; an existing output needs --force.
+  CHECK(attnlab("merge " + out + " " + p.part[0] + " --allow-missing").status == 0);
+  CHECK_THAT(attnlab("merge " + out + " " + p.all()).text, Catch::Contains("already exists; use --force"));
+  CHECK(attnlab("merge " + out + " " + p.all() + " --force").status == 0);
+  CHECK(same_results(p.whole, out).status == 0);
+}
+
+TEST_CASE("run --shard: bad K/N, more shards than runs, and resuming another shard are refused", "[merge]") {
+  attn::test::TempDir dir{"attnlab-shard"};
+  for (const char* bad : {"0/2", "3/2", "2", "a/b", "1/0", "-1/2"}) {
+    const auto r = attnlab("run " + spec + " --shard " + bad + " --output " + dir / "s.h5");
+    INFO(bad << ": " << r.text);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.text, Catch::Contains("--shard takes K/N"));
+  }
+  const auto many = attnlab("run " + spec + " --shard 1/5 --output " + dir / "s.h5");
+  CHECK(many.status == 2);
+  CHECK_THAT(many.text, Catch::Contains("the sweep has 4 runs, so shard 1 of 5 would have none"));
+  CHECK(!fs::exists(dir / "s.h5"));
+  REQUIRE(attnlab("run " + spec + " --set training.epochs=1 --shard 1/2 --output " + dir / "s.h5").status == 0);
+  const auto other = attnlab("run " + spec + " --set training.epochs=1 --shard 2/2 --resume --output " + dir / "s.h5");
+  CHECK(other.status == 2);
+  CHECK_THAT(other.text, Catch::Contains("holds shard 1/2, not shard 2/2"));
+  CHECK(attnlab("run " + spec + " --set training.epochs=1 --shard 1/2 --resume --output " + dir / "s.h5").status == 0);
+}
