@@ -121,6 +121,7 @@ JobCompType=jobcomp/filetxt
 JobCompLoc=$S/jobcomp.log
 MpiDefault=none
 MailProg=/bin/true
+DependencyParameters=kill_invalid_depend   # a merge job whose array failed is cancelled, not left pending
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2

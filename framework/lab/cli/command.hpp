@@ -30,5 +30,6 @@ Command inspect_command();
 Command plot_command();
 Command report_command();
 Command merge_command();
+Command slurm_command();
 
 }  // namespace attn::cli

@@ -58,7 +58,7 @@ Command run_command() {
           "  --shard K/N       run only the K-th of N parts of the sweep (by sweep order) into its own\n"
           "                    file; `attnlab merge` joins the parts (docs/scaling.md)\n"
           "  exit codes: 0 all runs finished, 1 some did not, 2 invalid spec or command line,\n"
-          "  130 interrupted by Ctrl-C or SIGUSR1 (each run checkpointed: continue with --resume)",
+          "  130 interrupted by Ctrl-C, SIGTERM or SIGUSR1 (runs checkpointed: continue with --resume)",
           [](const std::vector<std::string>& args) {
             const Arguments a(args, {"--resume", "--force"},
                               {"--threads", "--set", "--plugin", "--output", "--checkpoint-every", "--shard"});

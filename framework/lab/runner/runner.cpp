@@ -27,8 +27,9 @@
 namespace attn {
 namespace {
 
-// Ctrl-C, or SIGUSR1: Slurm's warning before a time limit (`attnlab slurm` asks for it). Every
-// run stops at the end of its epoch, saves its checkpoint, and is marked interrupted.
+// Ctrl-C; SIGUSR1, Slurm's warning before a time limit (`attnlab slurm` asks for it); SIGTERM,
+// what scancel and a time limit send before SIGKILL. Every run stops at the end of its epoch,
+// saves its checkpoint, and is marked interrupted.
 std::atomic<bool> interrupted{false};
 void on_interrupt(int) { interrupted = true; }
 
@@ -235,6 +236,14 @@ std::pair<std::size_t, std::size_t> shard_range(std::size_t runs, const Shard& s
   return {(shard.index - 1) * runs / shard.count, shard.index * runs / shard.count};
 }
 
+std::optional<SweepOutline> outline_sweep(const std::string& spec_path, const RunnerOptions& options) {
+  const auto p = prepare_or_print(spec_path, options);
+  if (!p) return std::nullopt;
+  SweepOutline o{p->spec.name, p->output, {}};
+  for (const RunPlan& r : p->spec.runs) o.run_ids.push_back(r.id);
+  return o;
+}
+
 std::vector<Diagnostic> check_spec(const std::string& spec_path, const RunnerOptions& options) {
   std::vector<Diagnostic> diags;
   prepare(spec_path, options, diags);
@@ -285,11 +294,13 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   interrupted = false;
   const auto previous = std::signal(SIGINT, on_interrupt);
   const auto previous_usr1 = std::signal(SIGUSR1, on_interrupt);
+  const auto previous_term = std::signal(SIGTERM, on_interrupt);  // scancel, and Slurm at a time limit
   Progress progress(stdout, isatty(fileno(stdout)) != 0, mine, mine - todo.size());
   std::string write_error;
   const std::size_t failures = kept_failures + execute_sweep(*p, options, todo, progress, threads, write_error);
   std::signal(SIGINT, previous);
   std::signal(SIGUSR1, previous_usr1);
+  std::signal(SIGTERM, previous_term);
   progress.done();
   if (!write_error.empty()) {
     std::fprintf(stderr, "attnlab run: could not write results: %s\n", write_error.c_str());

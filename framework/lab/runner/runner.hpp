@@ -39,6 +39,15 @@ struct RunnerOptions {
 int run_experiment(const std::string& spec_path, const RunnerOptions& options);
 int validate_experiment(const std::string& spec_path, const RunnerOptions& options);
 
+// What a valid spec will run, for tools that split the work (`attnlab slurm`): its name, its
+// results file, and its run ids in sweep order. Prints every problem and returns nothing when
+// the spec is invalid.
+struct SweepOutline {
+  std::string name, output;
+  std::vector<std::string> run_ids;
+};
+std::optional<SweepOutline> outline_sweep(const std::string& spec_path, const RunnerOptions& options);
+
 struct Diagnostic;
 // Every problem `attnlab validate` would report (empty when the spec is valid).
 std::vector<Diagnostic> check_spec(const std::string& spec_path, const RunnerOptions& options);
