@@ -34,8 +34,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-Progress::Progress(std::FILE* out, bool terminal, std::size_t total_runs, std::size_t skipped)
-    : out_(out), terminal_(terminal), total_(total_runs), done_(skipped) {
+Progress::Progress(std::FILE* out, bool terminal, std::size_t total_runs, std::size_t skipped, std::size_t sweep_runs)
+    : out_(out), terminal_(terminal), total_(total_runs), done_(skipped), sweep_runs_(sweep_runs ? sweep_runs : total_runs) {
   if (skipped) std::fprintf(out_, "resuming: %zu of %zu runs already finished\n", skipped, total_runs);
 }
 
@@ -55,7 +55,7 @@ void Progress::started(const std::string& id, std::size_t index, std::size_t epo
   std::lock_guard<std::mutex> lock(mutex_);
   active_[id] = Active{0, epochs, 0.0, std::chrono::steady_clock::now()};
   if (terminal_) return;
-  std::fprintf(out_, "[run %zu of %zu] start %s (%s)\n", index + 1, total_, id.c_str(),
+  std::fprintf(out_, "[run %zu of %zu] start %s (%s)\n", index + 1, sweep_runs_, id.c_str(),
                epochs ? (std::to_string(epochs) + " epoch" + (epochs == 1 ? "" : "s")).c_str() : "nothing to train: evaluated only");
   std::fflush(out_);
 }

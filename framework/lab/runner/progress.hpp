@@ -12,7 +12,9 @@ namespace attn {
 
 class Progress {
  public:
-  Progress(std::FILE* out, bool terminal, std::size_t total_runs, std::size_t skipped);
+  // total_runs: the runs this process runs (a shard's); sweep_runs: the sweep's, which number the
+  // start lines by sweep position (0: the same as total_runs).
+  Progress(std::FILE* out, bool terminal, std::size_t total_runs, std::size_t skipped, std::size_t sweep_runs = 0);
 
   // A run at sweep position `index` starts, to train `epochs` epochs (0: nothing to train).
   void started(const std::string& id, std::size_t index, std::size_t epochs);
@@ -32,7 +34,7 @@ class Progress {
 
   std::FILE* out_;
   bool terminal_;
-  std::size_t total_, done_ = 0;
+  std::size_t total_, done_ = 0, sweep_runs_;
   std::map<std::string, Active> active_;
   std::size_t drawn_lines_ = 0;
   std::mutex mutex_;

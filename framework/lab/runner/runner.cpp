@@ -295,7 +295,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   const auto previous = std::signal(SIGINT, on_interrupt);
   const auto previous_usr1 = std::signal(SIGUSR1, on_interrupt);
   const auto previous_term = std::signal(SIGTERM, on_interrupt);  // scancel, and Slurm at a time limit
-  Progress progress(stdout, isatty(fileno(stdout)) != 0, mine, mine - todo.size());
+  Progress progress(stdout, isatty(fileno(stdout)) != 0, mine, mine - todo.size(), spec.runs.size());
   std::string write_error;
   const std::size_t failures = kept_failures + execute_sweep(*p, options, todo, progress, threads, write_error);
   std::signal(SIGINT, previous);
