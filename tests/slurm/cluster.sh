@@ -122,6 +122,7 @@ JobCompLoc=$S/jobcomp.log
 MpiDefault=none
 MailProg=/bin/true
 DependencyParameters=kill_invalid_depend   # a merge job whose array failed is cancelled, not left pending
+SchedulerParameters=batch_sched_delay=0,sched_min_interval=0
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
