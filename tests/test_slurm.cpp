@@ -6,6 +6,9 @@
 // with its reason, never a skip.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "test_support.hpp"
 
 TEST_CASE("slurm: a sweep as a job array, cancelled, resubmitted and merged, equals one machine's file", "[slurm]") {
@@ -15,4 +18,53 @@ TEST_CASE("slurm: a sweep as a job array, cancelled, resubmitted and merged, equ
   INFO(out.text);
   CHECK(out.status == 0);
   CHECK_THAT(out.text, Catch::Contains("0 differences between") && Catch::Contains("slurm sweep: ok"));
+}
+
+TEST_CASE("slurm scripts hold only quoted paths and --set values: nothing of the spec reaches a shell", "[slurm-scripts]") {
+  attn::test::TempDir dir{"attnlab-slurm-scripts"};
+  // A spec whose name and description are shell code, and a --set value with quotes in it.
+  const std::string spec = dir / "evil.yaml", pwned = dir / "PWNED";
+  std::ifstream in(attn::test::source_root + "/tests/specs/good/tiny-sweep.yaml");
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  text.replace(text.find("name: tiny-sweep"), 16, "name: \"x$(touch " + pwned + ")`touch " + pwned + "`\"");
+  std::ofstream(spec) << text << "description: \"'; touch " << pwned << "; '\"\n";
+  const std::string args = spec + " --runs-per-task 2 --output-dir " + dir / "s" + " --output " + dir / "merged.h5" +
+                           " --set training.epochs=1 --set \"description=it's \\$(touch " + pwned + ")\"";
+  const auto written = attn::test::command_output(attn::test::attnlab_exe + " slurm " + args + " 2>&1");
+  INFO(written.text);
+  REQUIRE(written.status == 0);
+  CHECK_THAT(written.text, Catch::Contains("4 runs in 2 tasks (2 to run)"));
+  std::ifstream a(dir / "s/array.sbatch");
+  const std::string script(std::istreambuf_iterator<char>(a), {});
+  CHECK_THAT(script, Catch::Contains("#SBATCH --job-name=attnlab-x__touch_"));  // the name, made harmless
+  CHECK_THAT(script, Catch::Contains("--set 'description=it'\\''s $(touch " + pwned + ")'"));
+  CHECK(script.find("'; touch") == std::string::npos);  // the spec's description is not in it
+  // The task script, run as Slurm would run task 2, writes its part and touches nothing else.
+  const auto task = attn::test::command_output("cd " + dir.path.string() + " && SLURM_ARRAY_TASK_ID=2 bash s/array.sbatch 2>&1");
+  INFO(task.text);
+  CHECK(task.status == 0);
+  CHECK(std::filesystem::exists(dir / "s/part-2.h5"));
+  CHECK(!std::filesystem::exists(pwned));
+  // Values that cannot go on an #SBATCH line unquoted are refused.
+  const auto bad = attn::test::command_output(attn::test::attnlab_exe + " slurm " + spec + " --partition 'a b' 2>&1");
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.text, Catch::Contains("--partition 'a b': only letters, digits"));
+}
+
+TEST_CASE("run: SIGUSR1 (Slurm's warning before a time limit) checkpoints every run; --resume continues it", "[slurm-scripts]") {
+  attn::test::TempDir dir{"attnlab-usr1"};
+  const std::string out = dir / "r.h5", log = dir / "log";
+  const std::string run = attn::test::attnlab_exe + " run " + attn::test::source_root +
+                          "/tests/specs/good/tiny-sweep.yaml --set training.epochs=400 --threads 2 --output " + out;
+  // Start the sweep, wait for its first epoch lines, send SIGUSR1, and collect the exit code.
+  const auto sent = attn::test::command_output(
+      "(" + run + " > " + log + " 2>&1 & pid=$!; for i in $(seq 200); do grep -q 'epoch' " + log +
+      " && break; sleep 0.05; done; kill -USR1 $pid; wait $pid; echo \"exit $?\")");
+  INFO(sent.text);
+  CHECK_THAT(sent.text, Catch::Contains("exit 130"));
+  CHECK(std::filesystem::exists(out + ".checkpoints"));
+  const auto resumed = attn::test::command_output(run + " --resume 2>&1");
+  INFO(resumed.text);
+  CHECK(resumed.status == 0);
+  CHECK_THAT(resumed.text, Catch::Contains("(continued from its checkpoint after epoch"));
 }

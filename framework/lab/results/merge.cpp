@@ -33,7 +33,6 @@ void check_same_sweep(const std::string& first, const ResultsHeader& a, const st
   if (a.attnlab_version != b.attnlab_version) refuse("attnlab " + b.attnlab_version + " wrote it, " + a.attnlab_version + " the other");
   if (a.format_version != b.format_version) refuse("its results format is " + std::to_string(b.format_version));
   if (a.run_order != b.run_order) refuse("its sweep has other runs (another --set of the sweep?)");
-  if (b.run_order.empty()) throw UsageError(part + " has no run_order (written by attnlab before 0.2.0): it cannot be merged");
 }
 
 // The --set values of a run but those of its swept keys: one sweep's runs share them.
@@ -70,6 +69,8 @@ Parts survey(const std::vector<std::string>& parts) {
   for (const std::string& path : parts) {
     const ResultsReader part(path);
     const ResultsHeader h = part.header();
+    if (h.run_order.empty())
+      throw UsageError(path + " has no run_order (written before attnlab could shard a sweep): run its sweep again to merge it");
     if (path == parts[0]) s.header = h;
     else check_same_sweep(parts[0], s.header, path, h);
     for (const RunInfo& r : part.runs()) {
