@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -110,8 +111,19 @@ TEST_CASE("a bad spec runs nothing, writes nothing and exits with 2", "[runner][
 
 TEST_CASE("--set overrides keys and is validated like the file", "[runner][specs]") {
   RunnerOptions o;
-  o.overrides = {"training.epochs=7", "model.attention.scoring=general"};
+  o.overrides = {"training.epochs=7", "sweep.model.attention.scoring=[general]"};
   CHECK(check_spec(spec("good/tiny-sweep.yaml"), o).empty());
+  // A swept key set to one value would drop its axis unseen: refused, saying how to mean it.
+  o.overrides = {"seed=5"};
+  auto swept = check_spec(spec("good/tiny-sweep.yaml"), o);
+  REQUIRE(swept.size() == 1);
+  CHECK(swept[0].str() == "--set seed=5: 'seed' is swept (sweep.seed in the spec); --set seed=... would drop that axis unseen: "
+                          "to run only this value, use --set sweep.seed=[5]");
+  // An empty sweep list through --set is refused as in the file (it crashed the planner).
+  o.overrides = {"sweep.seed=[]"};
+  swept = check_spec(spec("good/tiny-sweep.yaml"), o);
+  REQUIRE(swept.size() == 1);
+  CHECK(swept[0].str() == "--set sweep.seed=[]: sweep values of 'seed' must be a non-empty list, e.g. [dot, additive]");
   o.overrides = {"training.epocs=7"};
   const auto diags = check_spec(spec("good/tiny-sweep.yaml"), o);
   REQUIRE(diags.size() == 1);
@@ -238,4 +250,28 @@ TEST_CASE("the results file reads back with h5py and h5dump; compare prints the 
   CHECK(shell(attnlab_exe + " compare " + out + " --format markdown | grep -q '^| scoring=additive'") == 0);
   CHECK(shell(attnlab_exe + " compare " + spec("good/tiny-sweep.yaml") + " 2>/dev/null") == 1);  // not HDF5
   CHECK(shell(attnlab_exe + " translate " + out + " --run scoring-additive_seed-1 '1 2 3' | grep -q '^1 2 3 => '") == 0);
+}
+
+TEST_CASE("a spec path that is not a file is named as what it is, a FIFO never blocks, and long error lists are cut", "[runner][specs]") {
+  TempDir tmp("attnlab-runner");
+  const std::string fifo = tmp / "spec.yaml";
+  REQUIRE(shell("mkfifo " + fifo) == 0);
+  const auto piped = attn::test::command_output("timeout 10 " + attnlab_exe + " validate " + fifo + " 2>&1");
+  CHECK(piped.status == 2);  // not 124: it did not wait for a writer
+  CHECK_THAT(piped.text, Catch::Contains("cannot read the spec: this is a FIFO (named pipe), not a spec file"));
+  const auto dir = attn::test::command_output(attnlab_exe + " validate " + tmp.path.string() + " 2>&1");
+  CHECK(dir.status == 2);
+  CHECK_THAT(dir.text, Catch::Contains("cannot read the spec: this is a directory, not a spec file"));
+  const auto empty = attn::test::command_output(attnlab_exe + " run " + spec("good/tiny-sweep.yaml") + " --output '' 2>&1");
+  CHECK(empty.status == 2);
+  CHECK_THAT(empty.text, Catch::Contains("--output is empty"));
+  // 80 unknown keys: 50 shown, then how many more.
+  std::ofstream many(tmp / "many.yaml");
+  many << "dataset: {name: regression1d}\nmodel: {name: nadaraya_watson}\n";
+  for (int i = 0; i < 80; ++i) many << "unknown_" << i << ": 1\n";
+  many.close();
+  const auto cut = attn::test::command_output(attnlab_exe + " validate " + tmp / "many.yaml" + " 2>&1");
+  CHECK(cut.status == 2);
+  CHECK_THAT(cut.text, Catch::Contains("... and 30 more") && Catch::Contains("80 problems found"));
+  CHECK(std::count(cut.text.begin(), cut.text.end(), '\n') == 52);
 }

@@ -25,7 +25,10 @@ RunnerOptions runner_options(const Arguments& a) {
   o.force = a.flag("--force");
   o.overrides = a.all("--set");
   o.plugins = a.all("--plugin");
-  if (a.has("--output")) o.output = a.value("--output", "");
+  if (a.has("--output")) {
+    o.output = a.value("--output", "");
+    if (o.output->empty()) throw UsageError("--output is empty: give the path of the results file, e.g. --output results.h5");
+  }
   o.checkpoint_seconds = a.number("--checkpoint-every", o.checkpoint_seconds);
   if (!(o.checkpoint_seconds >= 0))
     throw UsageError("--checkpoint-every takes seconds between checkpoints, 0 or more (0: only on Ctrl-C)");

@@ -33,8 +33,11 @@ namespace {
 std::atomic<bool> interrupted{false};
 void on_interrupt(int) { interrupted = true; }
 
+// Every problem, up to 50 (a broken generated spec can have thousands), then how many more.
 void print(const std::vector<Diagnostic>& diags) {
-  for (const Diagnostic& d : diags) std::fprintf(stderr, "%s\n", d.str().c_str());
+  constexpr std::size_t shown = 50;
+  for (std::size_t i = 0; i < diags.size() && i < shown; ++i) std::fprintf(stderr, "%s\n", diags[i].str().c_str());
+  if (diags.size() > shown) std::fprintf(stderr, "... and %zu more\n", diags.size() - shown);
   std::fprintf(stderr, "%zu problem%s found; nothing was run or written.\n", diags.size(), diags.size() == 1 ? "" : "s");
 }
 

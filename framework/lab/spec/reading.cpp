@@ -112,7 +112,7 @@ SpecValue override_value(const std::string& raw, const std::string& where) {
 
 // --set KEY=value replaces the key's whole value: a map of sub-keys under it goes (--set
 // model.attention=none on a spec that has model.attention.mode). --set sweep.KEY=[...] sets a
-// sweep axis; --set KEY=value on a swept key fixes it (that axis goes).
+// sweep axis; --set KEY=value on a swept key is refused (--set sweep.KEY=[value] says it).
 void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diagnostic>& diags) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -123,13 +123,18 @@ void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diag
   const SpecValue value = override_value(text.substr(eq + 1), set_origin + text);
   auto axis = std::find_if(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return "sweep." + a.key == key; });
   if (key.rfind("sweep.", 0) == 0) {
-    if (!value.is_list) diags.push_back({value.where, "sweep values of '" + key.substr(6) + "' must be a non-empty list, e.g. [dot, additive]"});
+    if (!value.is_list || value.items.empty())
+      diags.push_back({value.where, "sweep values of '" + key.substr(6) + "' must be a non-empty list, e.g. [dot, additive]"});
     else if (axis != spec.sweep.end()) axis->values = value;
     else spec.sweep.push_back({key.substr(6), value});
     return;
   }
-  spec.sweep.erase(std::remove_if(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return a.key == key; }),
-                   spec.sweep.end());
+  if (std::any_of(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return a.key == key; })) {
+    diags.push_back({value.where, "'" + key + "' is swept (sweep." + key + " in the spec); --set " + key +
+                                      "=... would drop that axis unseen: to run only this value, use --set sweep." + key + "=[" +
+                                      text.substr(eq + 1) + "]"});
+    return;
+  }
   const std::string below = key + ".";
   for (auto it = spec.table.lower_bound(below); it != spec.table.end() && it->first.compare(0, below.size(), below) == 0;)
     it = spec.table.erase(it);

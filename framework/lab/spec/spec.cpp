@@ -13,21 +13,59 @@
 namespace attn {
 namespace {
 
+// "path:line:col" of byte `offset` of `text` (1-based line and column, columns in bytes).
+std::string position(const std::string& path, const std::string& text, std::size_t offset) {
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+  const std::size_t start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const std::size_t column = offset - (start == std::string::npos || offset == 0 ? 0 : start + 1) + 1;
+  return path + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// The offset of the first byte that is not part of valid UTF-8, or npos.
+std::size_t first_invalid_utf8(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > text.size() || (n == 2 && c < 0xC2)) return i;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return i;
+    i += n;
+  }
+  return std::string::npos;
+}
+
 // The YAML mapping at the root of `text`, or nothing (with the reason in diags).
 std::optional<YAML::Node> parse_yaml(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags) {
-  YAML::Node root;
+  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
+    diags.push_back({position(path, text, bad), "the spec is not valid UTF-8 here (a byte of another encoding, e.g. Latin-1?); "
+                                                "save it as UTF-8"});
+    return std::nullopt;
+  }
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(text);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     diags.push_back({path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1),
                      "YAML syntax error: " + e.msg});
     return std::nullopt;
   }
-  if (!root.IsMap()) {
-    diags.push_back({path, "a spec must be a YAML mapping of keys (dataset:, model:, training: ...)"});
+  if (documents.size() > 1) {  // point at the '---' that starts the second document
+    std::size_t line = 0, separator = static_cast<std::size_t>(std::max(documents[1].Mark().line, 0));
+    std::istringstream lines(text);
+    for (std::string l; std::getline(lines, l) && line < static_cast<std::size_t>(documents[1].Mark().line); ++line)
+      if (l.rfind("---", 0) == 0 && line > 0) separator = line;
+    diags.push_back({path + ":" + std::to_string(separator + 1) + ":1",
+                     "a second YAML document (after '---'): a spec is one document; put each experiment in its own file"});
     return std::nullopt;
   }
-  return root;
+  if (documents.empty() || !documents[0].IsMap()) {
+    const YAML::Mark at = documents.empty() ? YAML::Mark() : documents[0].Mark();
+    diags.push_back({path + ":" + std::to_string(std::max(at.line, 0) + 1) + ":" + std::to_string(std::max(at.column, 0) + 1),
+                     std::string("a spec must be a YAML mapping of keys (dataset:, model:, training: ...), not ") +
+                         (documents.empty() || documents[0].IsNull() ? "an empty file" : documents[0].IsSequence() ? "a list" : "a single value")});
+    return std::nullopt;
+  }
+  return documents[0];
 }
 
 // The keys of the whole spec (not of a run), their defaults derived from the spec's path.
@@ -68,15 +106,34 @@ bool plan_runs(const WrittenSpec& written, Spec& spec, std::vector<Diagnostic>& 
   return true;
 }
 
+// Why `path` cannot be read as a spec file, or "" when it can: it must be a regular file of at
+// most max_spec_bytes (a FIFO is never opened: it could block forever).
+std::string unreadable_spec(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return "no such file";
+  if (fs::is_directory(st)) return "this is a directory, not a spec file";
+  if (fs::is_fifo(st)) return "this is a FIFO (named pipe), not a spec file";
+  if (fs::is_socket(st)) return "this is a socket, not a spec file";
+  if (fs::is_block_file(st) || fs::is_character_file(st)) return "this is a device, not a spec file";
+  if (!fs::is_regular_file(st)) return "this is not a regular file";
+  if (fs::file_size(path, ec) > max_spec_bytes)
+    return "the file is " + std::to_string(fs::file_size(path, ec) / 1024) + " KB; a spec is at most " +
+           std::to_string(max_spec_bytes / 1024) + " KB (a data file given as the spec?)";
+  if (!std::ifstream(path, std::ios::binary)) return "permission denied";
+  return "";
+}
+
 }  // namespace
 
 SpecResult read_spec(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (const std::string why = unreadable_spec(path); !why.empty()) {
     SpecResult result;
-    result.diagnostics.push_back({path, "cannot read the spec file (does it exist?)"});
+    result.diagnostics.push_back({path, "cannot read the spec: " + why});
     return result;
   }
+  std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return read_spec_text(buffer.str(), path, overrides);

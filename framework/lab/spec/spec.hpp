@@ -31,6 +31,8 @@ struct Diagnostic {
 
 // Where a value given with --set says it was written: "--set key=value".
 inline const std::string set_origin = "--set ";
+// The largest spec file read (a spec of every key is a few KB; a bigger file is a mistake).
+constexpr std::size_t max_spec_bytes = 1024 * 1024;
 
 // A scalar value or a list of them, as written.
 struct SpecValue {
