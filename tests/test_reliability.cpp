@@ -364,3 +364,27 @@ TEST_CASE("awkward sizes train without NaN: length 1, maximum length, batch 1, a
       }
     }
 }
+
+TEST_CASE("a results path that is a directory or a FIFO is named as such (a FIFO is never opened); a cut file says so",
+          "[reliability][files]") {
+  TempDir tmp("attnlab-reliability");
+  const std::string fifo = tmp / "results.h5", out = tmp / "r.h5";
+  REQUIRE(std::system(("mkfifo " + fifo).c_str()) == 0);
+  const auto read = [](const std::string& path) {
+    return attn::test::command_output("timeout 20 " + attnlab_exe + " inspect " + path + " 2>&1");
+  };
+  const auto piped = read(fifo);
+  CHECK(piped.status == 1);  // not 124: nothing waited for a writer
+  CHECK_THAT(piped.text, Catch::Contains("cannot open as an HDF5 file: this is a FIFO (named pipe)"));
+  const auto dir = read(tmp.path.string());
+  CHECK_THAT(dir.text, Catch::Contains("cannot open as an HDF5 file: this is a directory"));
+  // A results file cut to 3000 bytes: said in words, without HDF5's "eof = ..., sblock->base_addr".
+  REQUIRE(attn::test::command_output(attnlab_exe + " run " + source_root + "/tests/specs/good/nw-fit.yaml --output " + out +
+                                     " > /dev/null 2>&1").status == 0);
+  fs::resize_file(out, 3000);
+  const auto cut = read(out);
+  CHECK(cut.status == 1);
+  CHECK_THAT(cut.text, Catch::Contains("the file is cut short: 3000 of its") &&
+                           Catch::Contains("bytes are there (an interrupted copy, download or write?)"));
+  CHECK(cut.text.find("sblock") == std::string::npos);
+}

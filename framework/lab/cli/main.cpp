@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attnlab/build_info.hpp"
+#include "lab/results/hdf5_file.hpp"
 #include "lab/results/results_format.hpp"
 #include "attnlab/suggest.hpp"
 #include "attnlab/tensor.hpp"
@@ -51,9 +52,20 @@ double read_timeout() {
 
 // A second line of defence around libhdf5 (the first is that attnlab reads only HDF5's
 // checksummed format, hdf5_file.cpp): commands that read results files run in a child process.
-// A child killed by a signal (the library crashed on a crafted file) is reported in one line
-// with exit code 1, and so is one still reading after read_timeout() seconds (a damaged file
-// the library loops on, or a file system that does not answer).
+// A child that crashed inside libhdf5 (on a crafted file) is reported as a damaged file, one
+// that crashed elsewhere as attnlab's bug with its signal, and one still reading after
+// read_timeout() seconds as a damaged file or a file system that does not answer; all exit 1.
+// The child's exit code when it crashed inside libhdf5 (see on_crash).
+constexpr int crashed_in_hdf5 = 97;
+
+// In the child: a crash inside libhdf5 is the file's damage (exit crashed_in_hdf5); any other
+// crash is attnlab's own, and keeps its signal for the parent to report.
+void on_crash(int signal) {
+  if (attn::inside_hdf5_library()) _exit(crashed_in_hdf5);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
 int run_isolated(const Command& c, const std::vector<std::string>& rest) {
   double limit = 0;
   try {
@@ -67,6 +79,7 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
   const pid_t pid = fork();
   if (pid < 0) return run_command(c, rest);
   if (pid == 0) {
+    for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, on_crash);
     const int code = run_command(c, rest);
     std::fflush(stdout);
     std::fflush(stderr);
@@ -86,7 +99,7 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (!stalled && WIFEXITED(status)) return WEXITSTATUS(status);
+  if (!stalled && WIFEXITED(status) && WEXITSTATUS(status) != crashed_in_hdf5) return WEXITSTATUS(status);
   std::string file;
   for (const std::string& a : rest)
     if (!a.empty() && a[0] != '-') { file = a; break; }
@@ -95,9 +108,14 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
                  "attnlab %s: %s: reading took longer than %g s and was stopped: a damaged file, or a file system "
                  "that does not answer (ATTNLAB_READ_TIMEOUT sets the limit)\n",
                  c.name.c_str(), file.c_str(), limit);
+  else if (WIFEXITED(status))
+    std::fprintf(stderr, "attnlab %s: %s: the HDF5 library crashed reading this file: the file is damaged\n", c.name.c_str(),
+                 file.c_str());
   else
-    std::fprintf(stderr, "attnlab %s: %s: the HDF5 library crashed reading this file (%s): the file is damaged\n",
-                 c.name.c_str(), file.c_str(), WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "unknown");
+    std::fprintf(stderr,
+                 "attnlab %s: attnlab crashed (%s) while working on %s: this is a bug in attnlab, not a problem of your "
+                 "file; please report it with the command and the file\n",
+                 c.name.c_str(), WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "unknown", file.c_str());
   return 1;
 }
 

@@ -1,8 +1,11 @@
 #include "lab/results/hdf5_file.hpp"
 
+#include "lab/file_kind.hpp"
+
 #include <H5Cpp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <cstdio>
 #include <functional>
@@ -55,16 +58,39 @@ std::recursive_mutex& library_lock() {
   return lock;
 }
 
+std::atomic<int> calls_inside_hdf5{0};
+
+// Counts the calls inside libhdf5 for inside_hdf5_library().
+struct InsideHdf5 {
+  InsideHdf5() { ++calls_inside_hdf5; }
+  ~InsideHdf5() { --calls_inside_hdf5; }
+};
+
+// HDF5's own words where they would puzzle a person, said plainly ("truncated file: eof = 3000,
+// sblock->base_addr = 0, stored_eof = 177248" is a file cut short).
+std::string readable(const std::string& library) {
+  if (library.rfind("truncated file", 0) == 0) {
+    const auto number_after = [&](const std::string& key) {
+      const std::size_t at = library.find(key);
+      return at == std::string::npos ? std::string("?") : library.substr(at + key.size(), library.find(',', at) - at - key.size());
+    };
+    return "the file is cut short: " + number_after("eof = ") + " of its " + number_after("stored_eof = ") +
+           " bytes are there (an interrupted copy, download or write?)";
+  }
+  return library;
+}
+
 // Runs f, turning HDF5's exceptions into one readable line. attnlab's own checks throw with
 // no function name; the library's failures are described by its error stack.
 template <class F>
 auto guarded(const std::string& file, const std::string& what, F&& f) -> decltype(f()) {
   const std::lock_guard<std::recursive_mutex> lock(library_lock());
+  const InsideHdf5 inside;
   const ErrorHandlerScope scope;
   try {
     return f();
   } catch (const H5::Exception& e) {
-    std::string library = e.getFuncName().empty() ? "" : first_hdf5_error;
+    std::string library = e.getFuncName().empty() ? "" : readable(first_hdf5_error);
     if (library.find("checksum") != std::string::npos) library += " (the file is damaged)";
     throw FileError(file + ": " + what + ": " + (library.empty() ? e.getDetailMsg() : library));
   }
@@ -201,6 +227,9 @@ void write_dataset(H5::H5File& f, const std::string& path, const Shape& shape, c
 }  // namespace
 
 Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
+  if (mode != Mode::create_truncate)
+    if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")
+      throw FileError(path + ": cannot open as an HDF5 file: " + what);
   guarded(path, "cannot open as an HDF5 file", [&] {
     if (mode != Mode::create_truncate) require_checksummed_format(path);
     const unsigned flags = mode == Mode::create_truncate ? H5F_ACC_TRUNC
@@ -254,6 +283,8 @@ bool Hdf5File::is_group(const std::string& path) const {
            return info.type == H5O_TYPE_GROUP;
          });
 }
+
+bool inside_hdf5_library() { return calls_inside_hdf5.load() > 0; }
 
 void Hdf5File::copy_from(const Hdf5File& source, const std::string& path) {
   create_group(parent_of(path));

@@ -14,6 +14,10 @@
 
 namespace attn {
 
+// Whether a thread is inside the HDF5 library now (a crash there is the file's damage; a crash
+// elsewhere is attnlab's bug: the reading commands tell the two apart, cli/main.cpp).
+bool inside_hdf5_library();
+
 class Hdf5File {
  public:
   enum class Mode { read, read_write, create_truncate };

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "lab/file_kind.hpp"
 #include "lab/spec/stages.hpp"
 
 namespace attn {
@@ -111,13 +112,8 @@ bool plan_runs(const WrittenSpec& written, Spec& spec, std::vector<Diagnostic>& 
 std::string unreadable_spec(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) return "no such file";
-  if (fs::is_directory(st)) return "this is a directory, not a spec file";
-  if (fs::is_fifo(st)) return "this is a FIFO (named pipe), not a spec file";
-  if (fs::is_socket(st)) return "this is a socket, not a spec file";
-  if (fs::is_block_file(st) || fs::is_character_file(st)) return "this is a device, not a spec file";
-  if (!fs::is_regular_file(st)) return "this is not a regular file";
+  if (const std::string what = not_a_regular_file(path); !what.empty())
+    return what == "permission denied" || what == "no such file" ? what : what + ", not a spec file";
   if (fs::file_size(path, ec) > max_spec_bytes)
     return "the file is " + std::to_string(fs::file_size(path, ec) / 1024) + " KB; a spec is at most " +
            std::to_string(max_spec_bytes / 1024) + " KB (a data file given as the spec?)";
