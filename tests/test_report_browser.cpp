@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test_support.hpp"
 
@@ -89,4 +90,32 @@ TEST_CASE("report: one file with nothing to fetch; the demo's report is under 5 
   const auto outside = command_output("grep -oE '(src|href)=\"[^#][^\"]*\"' " + page + " | head -5");
   INFO(outside.text);
   CHECK(outside.text.empty());
+}
+
+TEST_CASE("report: tokens, run names and spec text are escaped: a corpus of <script>, \" and </svg> tokens", "[browser][security]") {
+  attn::test::TempDir dir{"attnlab-escaping"};
+  const std::string corpus = dir / "evil.txt", h5 = dir / "evil.h5", page = dir / "evil.html";
+  {
+    std::ofstream out(corpus);
+    for (int i = 0; i < 10; ++i) out << "go <script>alert(1)</script> now .\tva \" </svg> & <b>maintenant</b> .\n";
+  }
+  const auto run = command_output(attnlab_exe + " run " + source_root + "/tests/specs/good/awkward-corpus.yaml --set dataset.path=" +
+                                  corpus + " --set \"record.attention=[0]\" --output " + h5 + " > /dev/null 2>&1");
+  REQUIRE(run.status == 0);
+  REQUIRE(command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1").status == 0);
+  std::ifstream in(page);
+  const std::string html(std::istreambuf_iterator<char>(in), {});
+  const auto count = [&](const std::string& s) {
+    std::size_t n = 0;
+    for (std::size_t at = html.find(s); at != std::string::npos; at = html.find(s, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("<script") == 2);        // the page's data and its viewer, nothing from the corpus
+  CHECK(count("</svg>") == count("<svg"));
+  CHECK(count("<b>maintenant") == 0);
+  CHECK(count("\\u003cscript\\u003ealert(1)") > 0);  // the token is in the data, escaped
+  // In the browser: no alert (Selenium would fail on it), no console error.
+  const auto opened = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + page + " open 2>&1");
+  INFO(opened.text);
+  CHECK(opened.status == 0);
 }

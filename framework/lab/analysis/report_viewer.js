@@ -1,11 +1,11 @@
 // attnlab report viewer: the interactive panels of `attnlab report`, drawn from the JSON the page
-// embeds (<script id="attnlab-data">, written by report_data.cpp, whose header gives its shape).
+// embeds (the script element with id attnlab-data, written by report_data.cpp, whose header gives its shape).
 // Plain JavaScript and SVG, no library, nothing fetched: the page works from file:// offline.
 //   explorer      one run's maps: run, example, map kind, layer, head (or their average), an
 //                 epoch slider over the snapshots, a heatmap and a BertViz-style token view
 //   side by side  two runs on the same example, and their difference map (B - A)
 //   curves        a history column per sweep point: mean line, mean +- std band, log-y toggle
-// Every picture is an <svg> with a button that saves it as an .svg file.
+// Every picture is an SVG element with a button that saves it as an .svg file.
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("attnlab-data").textContent);
