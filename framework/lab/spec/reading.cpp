@@ -26,6 +26,7 @@ class Reader {
       if (full == "sweep") {
         read_sweep(v, spec.sweep);
       } else if (v.IsMap()) {
+        spec.sections[full] = at(k);
         flatten(v, full, spec);
       } else if (spec.table.count(full)) {  // also written as a nested key elsewhere
         error(k, "duplicate key '" + full + "' (also written on line " +
@@ -155,6 +156,7 @@ std::pair<long, long> line_column(const std::string& where) {
 WrittenSpec read_written_spec(const YAML::Node& root, const std::string& path, const std::vector<std::string>& overrides,
                               std::vector<Diagnostic>& diags) {
   WrittenSpec spec;
+  spec.path = path;
   Reader(path, diags).flatten(root, "", spec);
   for (const std::string& o : overrides) apply_override(o, spec, diags);
   return spec;

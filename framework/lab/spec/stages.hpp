@@ -21,6 +21,8 @@ struct SweepAxis {
 struct WrittenSpec {
   SpecTable table;
   std::vector<SweepAxis> sweep;
+  std::string path;                               // the spec file
+  std::map<std::string, std::string> sections;    // "model" -> where its key is written
 };
 
 // reading.cpp: the YAML text (a mapping) flattened, then the overrides ("key=value") applied.

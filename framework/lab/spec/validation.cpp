@@ -49,6 +49,12 @@ void check_items(const SpecKey& row, const SpecValue& value, std::vector<Diagnos
   }
 }
 
+bool is_section(const std::string& key) {
+  for (const SpecKey& row : spec_keys())
+    if (row.key.rfind(key + ".", 0) == 0) return true;
+  return false;
+}
+
 void check_fixed_key(const std::string& key, const SpecValue& value, std::set<std::string>& unknown_sections,
                      std::vector<Diagnostic>& diags) {
   const SpecKey* row = find_spec_key(key);
@@ -56,6 +62,13 @@ void check_fixed_key(const std::string& key, const SpecValue& value, std::set<st
   const auto tops = top_level_keys();
   if (!row && top != key && std::find(tops.begin(), tops.end(), top) == tops.end()) {
     if (unknown_sections.insert(top).second) diags.push_back({section_where(value.where), unknown_key("unknown key", top, tops)});
+    return;
+  }
+  if (!row && is_section(key)) {  // model: seq2seq, or --set model=transformer
+    const std::string example = value.items.empty() ? "..." : value.items[0];
+    diags.push_back({value.where, "'" + key + "' is a section of keys, not a value" +
+                                      (find_spec_key(key + ".name") ? ": did you mean '" + key + ".name: " + example + "'?"
+                                                                    : ": write its keys under it, e.g. " + key + ": {...}")});
     return;
   }
   if (!row) {
@@ -70,21 +83,19 @@ void check_fixed_key(const std::string& key, const SpecValue& value, std::set<st
   check_items(*row, value, diags);
 }
 
-void check_required(const SpecTable& table, std::vector<Diagnostic>& diags) {
+// A missing required key is reported at its section's key ("model:"), or at the file's first
+// line when the section is not written at all.
+void check_required(const WrittenSpec& spec, std::vector<Diagnostic>& diags) {
   for (const SpecKey& row : spec_keys()) {
-    if (!row.required || table.count(row.key)) continue;
     const std::string section = first_segment(row.key);
-    const auto child = table.lower_bound(section + ".");
-    const bool in_section = child != table.end() && child->first.rfind(section + ".", 0) == 0;
-    diags.push_back({in_section ? child->second.where : "", "missing '" + row.key + "' (which " + section + " to use)"});
+    if (!row.required || spec.table.count(row.key) || spec.table.count(section)) continue;  // "model: x" has its own error
+    const auto written = spec.sections.find(section);
+    const std::string where = written != spec.sections.end() ? written->second : spec.path + ":1:1";
+    diags.push_back({where, "missing '" + row.key + "' (which " + section + " to use)" +
+                                (written != spec.sections.end() ? "" : ": add a '" + section + ":' section with its 'name:'")});
   }
 }
 
-bool is_section(const std::string& key) {
-  for (const SpecKey& row : spec_keys())
-    if (row.key.rfind(key + ".", 0) == 0) return true;
-  return false;
-}
 
 void check_sweep(const SweepAxis& axis, std::vector<Diagnostic>& diags) {
   const SpecKey* row = find_spec_key(axis.key);
@@ -112,7 +123,7 @@ void check_written_spec(const WrittenSpec& spec, std::vector<Diagnostic>& diags)
   std::set<std::string> unknown_sections;
   for (const auto& [key, value] : spec.table)
     if (!plugin_section_of(key)) check_fixed_key(key, value, unknown_sections, diags);
-  check_required(spec.table, diags);
+  check_required(spec, diags);
   for (const SweepAxis& axis : spec.sweep) check_sweep(axis, diags);
   sort_by_position(diags);
 }
