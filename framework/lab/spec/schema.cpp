@@ -199,10 +199,11 @@ std::vector<SpecKey> training_keys() {
 // evaluation.*, record.* and sweep.*.
 std::vector<SpecKey> evaluation_keys() {
   return {
-      bound<&P::evaluation, &D::beam>("evaluation.beam", V::integer, between(1, 1e4), "beam size for `attnlab translate` (1 = greedy)"),
+      // Bounded so that decoding stays a matter of seconds: beam x max_len decoder steps per sentence.
+      bound<&P::evaluation, &D::beam>("evaluation.beam", V::integer, between(1, 64), "beam size for `attnlab translate` (1 = greedy)"),
       bound<&P::evaluation, &D::alpha>("evaluation.alpha", V::real, between(0, 100),
                                        "beam-search length penalty for `attnlab translate`: score = log P / L^alpha"),
-      bound<&P::max_len>("evaluation.max_len", V::integer, between(1, 1e6), "most decoding steps for `attnlab translate`",
+      bound<&P::max_len>("evaluation.max_len", V::integer, between(1, 1000), "most decoding steps for `attnlab translate`",
                          "the dataset's `num_steps`"),
       bound<&P::training, &T::attention, &A::examples>("record.attention", V::int_list, between(0, 1e9),
                                                       "probe-set examples whose attention maps are saved (the probe set is the same for every seed)"),
