@@ -10,36 +10,15 @@
 
 #include "lab/file_kind.hpp"
 #include "lab/spec/stages.hpp"
+#include "lab/spec/text_checks.hpp"
 
 namespace attn {
 namespace {
 
-// "path:line:col" of byte `offset` of `text` (1-based line and column, columns in bytes).
-std::string position(const std::string& path, const std::string& text, std::size_t offset) {
-  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
-  const std::size_t start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-  const std::size_t column = offset - (start == std::string::npos || offset == 0 ? 0 : start + 1) + 1;
-  return path + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
-
-// The offset of the first byte that is not part of valid UTF-8, or npos.
-std::size_t first_invalid_utf8(const std::string& text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > text.size() || (n == 2 && c < 0xC2)) return i;
-    for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return i;
-    i += n;
-  }
-  return std::string::npos;
-}
-
 // The YAML mapping at the root of `text`, or nothing (with the reason in diags).
 std::optional<YAML::Node> parse_yaml(const std::string& text, const std::string& path, std::vector<Diagnostic>& diags) {
-  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
-    diags.push_back({position(path, text, bad), "the spec is not valid UTF-8 here (a byte of another encoding, e.g. Latin-1?); "
-                                                "save it as UTF-8"});
+  if (const auto problem = check_spec_text(text, path)) {
+    diags.push_back(*problem);
     return std::nullopt;
   }
   std::vector<YAML::Node> documents;
@@ -47,7 +26,7 @@ std::optional<YAML::Node> parse_yaml(const std::string& text, const std::string&
     documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     diags.push_back({path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1),
-                     "YAML syntax error: " + e.msg});
+                     yaml_error_in_words(e.msg)});
     return std::nullopt;
   }
   if (documents.size() > 1) {  // point at the '---' that starts the second document
