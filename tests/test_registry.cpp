@@ -42,6 +42,11 @@ TEST_CASE("edit distance and closest name", "[registry]") {
   CHECK(edit_distance("scaled_dto", "scaled_dot") == 1);  // a swap counts once
   CHECK(closest_name("gur", {"gru", "lstm", "rnn"}) == "gru");
   CHECK(closest_name("zzzzzz", {"gru", "lstm", "rnn"}).empty());
+  // Characters, not bytes: è is one character (two bytes) away from e.
+  CHECK(edit_distance("modèle", "model") == 2);
+  CHECK(edit_distance("é", "e") == 1);
+  CHECK(closest_name("modèle", {"dataset", "model", "training"}) == "model");
+  CHECK(edit_distance("\xff", "a") == 1);  // a byte that is not UTF-8 is one character
 }
 
 TEST_CASE("options: defaults, types, ranges and unknown keys name the option and its place", "[registry][options]") {

@@ -55,13 +55,15 @@ bool is_section(const std::string& key) {
   return false;
 }
 
-void check_fixed_key(const std::string& key, const SpecValue& value, std::set<std::string>& unknown_sections,
-                     std::vector<Diagnostic>& diags) {
+void check_fixed_key(const std::string& key, const SpecValue& value, const WrittenSpec& spec,
+                     std::set<std::string>& unknown_sections, std::vector<Diagnostic>& diags) {
   const SpecKey* row = find_spec_key(key);
   const std::string top = first_segment(key);
   const auto tops = top_level_keys();
   if (!row && top != key && std::find(tops.begin(), tops.end(), top) == tops.end()) {
-    if (unknown_sections.insert(top).second) diags.push_back({section_where(value.where), unknown_key("unknown key", top, tops)});
+    const auto written = spec.sections.find(top);  // where "top:" is written, if it is
+    if (unknown_sections.insert(top).second)
+      diags.push_back({written != spec.sections.end() ? written->second : section_where(value.where), unknown_key("unknown key", top, tops)});
     return;
   }
   if (!row && is_section(key)) {  // model: seq2seq, or --set model=transformer
@@ -122,7 +124,7 @@ void sort_by_position(std::vector<Diagnostic>& diags) {
 void check_written_spec(const WrittenSpec& spec, std::vector<Diagnostic>& diags) {
   std::set<std::string> unknown_sections;
   for (const auto& [key, value] : spec.table)
-    if (!plugin_section_of(key)) check_fixed_key(key, value, unknown_sections, diags);
+    if (!plugin_section_of(key)) check_fixed_key(key, value, spec, unknown_sections, diags);
   check_required(spec, diags);
   for (const SweepAxis& axis : spec.sweep) check_sweep(axis, diags);
   sort_by_position(diags);
