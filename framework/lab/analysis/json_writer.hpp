@@ -10,10 +10,10 @@ namespace attn {
 
 class JsonWriter {
  public:
-  JsonWriter& object();
-  JsonWriter& end_object();
-  JsonWriter& array();
-  JsonWriter& end_array();
+  JsonWriter& object() { return open('{'); }
+  JsonWriter& end_object() { return close('}'); }
+  JsonWriter& array() { return open('['); }
+  JsonWriter& end_array() { return close(']'); }
   JsonWriter& key(const std::string& name);
   JsonWriter& value(const std::string& text);
   JsonWriter& value(const char* text) { return value(std::string(text)); }
@@ -27,6 +27,8 @@ class JsonWriter {
   const std::string& text() const { return out_; }
 
  private:
+  JsonWriter& open(char bracket);   // a container: its elements follow
+  JsonWriter& close(char bracket);
   void separate();  // a comma before every element but the first of its container
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written in it yet

@@ -188,8 +188,9 @@
   }
 
   // ---- selectors ----
-  function select(name, options, value, onChange) {
-    const s = html("select", { "data-control": name });
+  // A labelled menu; `control` names it for tests (default: the label).
+  function select(name, options, value, onChange, control) {
+    const s = html("select", { "data-control": control || name });
     for (const [v, label] of options) s.append(html("option", { value: v }, label));
     s.value = String(value);
     s.addEventListener("change", () => onChange(s.value));
@@ -272,11 +273,10 @@
       const { example, map } = settle(state);
       const mb = exampleOf(runById(state.b), state.example).views.slice(-1)[0].maps.find((m) => m.name === map.name);
       const controls = html("div", { class: "controls" },
-        select("run A", withMaps.map((r) => [r.id, r.id]), state.a, (v) => { state.a = v; redraw(); }),
-        select("run B", withMaps.map((r) => [r.id, r.id]), state.b, (v) => { state.b = v; redraw(); }),
+        select("run A", withMaps.map((r) => [r.id, r.id]), state.a, (v) => { state.a = v; redraw(); }, "run-a"),
+        select("run B", withMaps.map((r) => [r.id, r.id]), state.b, (v) => { state.b = v; redraw(); }, "run-b"),
         select("example", runById(state.a).examples.map((e) => [e.name, exampleLabel(e)]), state.example, (v) => { state.example = v; redraw(); }),
         ...mapControls(state, map, example.views[state.epoch].maps, redraw));
-      controls.querySelectorAll("select").forEach((s, i) => { if (i < 2) s.dataset.control = i === 0 ? "run-a" : "run-b"; });
       if (!mb || state.layer >= mb.layers || (state.head !== "avg" && state.head >= mb.heads)) {
         root.replaceChildren(controls, html("p", { class: "muted" }, `${state.b} has no ${map.name} map of that layer and head.`));
         return;
