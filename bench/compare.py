@@ -2,8 +2,10 @@
 """Runs attnlab's benchmark and its PyTorch twin one right after the other, and prints the
 speed-up table (speed-up = PyTorch time / attnlab time) with each target.
 
-usage: /usr/bin/python3 bench/compare.py W1|W2|W3 [--build build] [--threads N] [--rounds R]
+usage: /usr/bin/python3 bench/compare.py W1|W2|W2-lstm|W2-rnn|W3|W4|W5|W7 [--build build] [--threads N] [--rounds R]
 Each round runs attnlab then PyTorch; the table uses the median over rounds of each side.
+W4 gives the twin attnlab's data (x_train, y_train, w_init, through --data) and also prints
+how closely the two sides agree (target: w and both test MSEs to 1e-4).
 """
 import argparse
 import json
@@ -11,8 +13,10 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+AGREEMENT = 1e-4  # W4: same learned w and MSEs as PyTorch on the same data
 
 
 def listed(keys, field):
@@ -25,14 +29,30 @@ def single(name, field):
     return lambda result: {(name,): result[field]}
 
 
-# workload -> (PyTorch twin, key names, timing field, timings of a result, target per key,
-#              fields reported beside the timing, e.g. the accuracy reached)
+def fields(names_fields):
+    """Timings of a result that gives each case its own field: {(name,): result[field]}."""
+    return lambda result: {(name,): result[field] for name, field in names_fields}
+
+
+# workload -> (PyTorch twin and its options, key names, timing field, timings of a result,
+#              target per key, fields reported beside the timing, e.g. the accuracy reached)
+W2_REPORTED = ("tokens_per_s", "final_train_loss", "exact_match")
 WORKLOADS = {
-    "W1": ("w1_scoring.py", ("scoring", "shape"), "median_us", listed(("scoring", "shape"), "median_us"),
+    "W1": (["w1_scoring.py"], ("scoring", "shape"), "median_us", listed(("scoring", "shape"), "median_us"),
            lambda key: 5.0 if key[1] == "small" else (3.0 if key[0] == "additive" else 1.0), ()),
-    "W2": ("w2_bahdanau.py", ("workload",), "median_epoch_s", single("W2 epoch", "median_epoch_s"),
-           lambda key: 3.0, ("tokens_per_s", "final_train_loss", "exact_match")),
-    "W3": ("w3_encoder_block.py", ("length",), "median_ms", listed(("length",), "median_ms"), lambda key: 1.0, ()),
+    "W2": (["w2_bahdanau.py"], ("workload",), "median_epoch_s", single("W2 epoch", "median_epoch_s"),
+           lambda key: 3.0, W2_REPORTED),
+    "W2-lstm": (["w2_bahdanau.py", "--cell", "lstm"], ("workload",), "median_epoch_s",
+                single("W2-lstm epoch", "median_epoch_s"), lambda key: 3.0, W2_REPORTED),
+    "W2-rnn": (["w2_bahdanau.py", "--cell", "rnn"], ("workload",), "median_epoch_s",
+               single("W2-rnn epoch", "median_epoch_s"), lambda key: 3.0, W2_REPORTED),
+    "W3": (["w3_encoder_block.py"], ("length",), "median_ms", listed(("length",), "median_ms"), lambda key: 1.0, ()),
+    "W4": (["w4_nadaraya_watson.py"], ("workload",), "median_fit_us", single("W4 fit", "median_fit_us"),
+           lambda key: 1.0, ("w", "nonparametric_test_mse", "parametric_test_mse", "median_predict_us")),
+    "W5": (["w5_transformer.py"], ("workload",), "median_epoch_s", single("W5 epoch", "median_epoch_s"),
+           lambda key: 5.0, ("final_train_loss", "d2l_loss", "exact")),
+    "W7": (["w7_decoding.py"], ("decoder",), "s", fields((("greedy", "greedy_s"), ("beam", "beam_s"))),
+           lambda key: 2.0, ("greedy_ms_per_sentence", "beam_ms_per_sentence", "mean_greedy_length")),
 }
 
 
@@ -41,29 +61,38 @@ def fmt(value):
 
 
 def run(cmd):
+    """The last stdout line of cmd, parsed, and that line itself."""
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()
-    return json.loads(out[-1])
+    return json.loads(out[-1]), out[-1]
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("workload", choices=sorted(WORKLOADS))
-    parser.add_argument("--build", default="build")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=1)
-    args = parser.parse_args()
-    twin, keys, field, timings, target, reported = WORKLOADS[args.workload]
-    ours, theirs = {}, {}
-    reports = {"attnlab": [], "PyTorch": []}
-    for r in range(args.rounds):
-        for side, cmd, store in (
-                ("attnlab", [os.path.join(args.build, "bench", "attnlab-bench"), args.workload], ours),
-                ("PyTorch", ["/usr/bin/python3", os.path.join(HERE, twin)], theirs)):
-            print(f"round {r + 1}/{args.rounds}: {side} ...", file=sys.stderr)
-            result = run(cmd + ["--threads", str(args.threads)])
-            reports[side].append(result)
-            for k, v in timings(result).items():
-                store.setdefault(k, []).append(v)
+def run_round(args, twin, data_file):
+    """attnlab, then PyTorch; for W4 attnlab's JSON line goes to the twin through --data."""
+    threads = ["--threads", str(args.threads)]
+    print(f"attnlab {args.workload} ...", file=sys.stderr)
+    ours, line = run([os.path.join(args.build, "bench", "attnlab-bench"), args.workload] + threads)
+    extra = []
+    if args.workload == "W4":
+        with open(data_file, "w") as file:
+            file.write(line + "\n")
+        extra = ["--data", data_file]
+    print(f"PyTorch {' '.join(twin)} ...", file=sys.stderr)
+    theirs, _ = run(["/usr/bin/python3", os.path.join(HERE, twin[0])] + twin[1:] + threads + extra)
+    return ours, theirs
+
+
+def print_agreement(reports):
+    """W4: |attnlab - PyTorch| of w and of both test MSEs, per round, against AGREEMENT."""
+    names = ("w", "nonparametric_test_mse", "parametric_test_mse")
+    print("\nagreement (same data and w_init on both sides)\n")
+    print("| round | " + " | ".join(f"abs diff {n} | <= {AGREEMENT:g}" for n in names) + " |")
+    print("|" + " --- |" * (2 * len(names) + 1))
+    for i, (ours, theirs) in enumerate(zip(reports["attnlab"], reports["PyTorch"])):
+        diffs = [abs(ours[n] - theirs[n]) for n in names]
+        print(f"| {i + 1} | " + " | ".join(f"{d:.3g} | {'yes' if d <= AGREEMENT else 'NO'}" for d in diffs) + " |")
+
+
+def print_tables(args, field, keys, target, reported, ours, theirs, reports):
     print(f"{args.workload}, threads {args.threads}, {args.rounds} round(s); speed-up = PyTorch / attnlab\n")
     print("| " + " | ".join(keys) + f" | attnlab {field} | PyTorch {field} | speed-up | target | met |")
     print("|" + " --- |" * (len(keys) + 5))
@@ -77,6 +106,30 @@ def main():
         for side, results in reports.items():
             for i, result in enumerate(results):
                 print(f"| {side} | {i + 1} | " + " | ".join(fmt(result[f]) for f in reported) + " |")
+    if args.workload == "W4":
+        print_agreement(reports)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    twin, keys, field, timings, target, reported = WORKLOADS[args.workload]
+    ours, theirs = {}, {}
+    reports = {"attnlab": [], "PyTorch": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.rounds):
+            print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+            results = run_round(args, twin, os.path.join(tmp, "attnlab-w4.json"))
+            for side, result, store in zip(reports, results, (ours, theirs)):
+                reports[side].append(result)
+                for k, v in timings(result).items():
+                    store.setdefault(k, []).append(v)
+    print_tables(args, field, keys, target, reported, ours, theirs, reports)
+
 
 if __name__ == "__main__":
     main()

@@ -15,7 +15,12 @@ int main(int argc, char** argv) {
       {"gemm", attn::bench::run_gemm},
       {"W1", attn::bench::run_w1},
       {"W2", attn::bench::run_w2},
+      {"W2-lstm", attn::bench::run_w2_lstm},
+      {"W2-rnn", attn::bench::run_w2_rnn},
       {"W3", attn::bench::run_w3},
+      {"W4", attn::bench::run_w4},
+      {"W5", attn::bench::run_w5},
+      {"W7", attn::bench::run_w7},
   };
   auto usage = [&] {
     std::fprintf(stderr, "usage: attnlab-bench WORKLOAD [--threads N] [--seed S]\nworkloads:");

@@ -2,8 +2,9 @@
 """W2 in PyTorch, the twin of attnlab-bench W2: d2l's Bahdanau seq2seq trained on the reverse
 task (../shared BENCHMARKS.md, W2; d2l 10.7 and 11.4).
 
-usage: /usr/bin/python3 bench/w2_bahdanau.py [--threads N] [--seed S] [--epochs E]
-Prints one JSON line with the same fields as `attnlab-bench W2`; progress goes to stderr.
+usage: /usr/bin/python3 bench/w2_bahdanau.py [--threads N] [--seed S] [--epochs E] [--cell gru|lstm|rnn]
+Prints one JSON line with the same fields as `attnlab-bench W2` (W2-lstm, W2-rnn with --cell);
+progress goes to stderr.
 """
 import json
 import random
@@ -18,6 +19,7 @@ from torch_twin import arguments, set_threads
 
 PAD, BOS, EOS, DIGIT0 = 0, 1, 2, 3  # digits '0'..'9' are 3..12
 VOCAB, STEPS = 13, 10
+CELLS = {"gru": nn.GRU, "lstm": nn.LSTM, "rnn": nn.RNN}  # nn.RNN: h' = tanh(W x + b + U h + c)
 
 
 def make_split(n, rng):
@@ -56,33 +58,39 @@ class AdditiveAttention(nn.Module):
         return torch.bmm(self.dropout(weights), values)
 
 
+def top_hidden(state):
+    """The top layer's hidden state h[-1]: the state is h [L, B, H] (GRU, RNN) or (h, c) (LSTM)."""
+    return (state[0] if isinstance(state, tuple) else state)[-1]
+
+
 class Seq2SeqAttention(nn.Module):
     """d2l's Seq2SeqEncoder and Seq2SeqAttentionDecoder: query = top-layer decoder state,
-    keys = values = encoder outputs, GRU input = [context, embedding]."""
+    keys = values = encoder outputs, recurrent input = [context, embedding]. The recurrent cell
+    is a GRU (d2l's), an LSTM (state (h, c); the query is h) or a tanh RNN."""
 
-    def __init__(self, embed=32, hidden=32, layers=2, dropout=0.1):
+    def __init__(self, cell="gru", embed=32, hidden=32, layers=2, dropout=0.1):
         super().__init__()
         self.src_embedding = nn.Embedding(VOCAB, embed)
-        self.encoder = nn.GRU(embed, hidden, layers, dropout=dropout)
+        self.encoder = CELLS[cell](embed, hidden, layers, dropout=dropout)
         self.attention = AdditiveAttention(hidden, dropout)
         self.tgt_embedding = nn.Embedding(VOCAB, embed)
-        self.decoder = nn.GRU(embed + hidden, hidden, layers, dropout=dropout)
+        self.decoder = CELLS[cell](embed + hidden, hidden, layers, dropout=dropout)
         self.dense = nn.Linear(hidden, VOCAB)
-        for m in self.modules():  # d2l's init_seq2seq: Xavier-uniform dense and GRU weights
+        for m in self.modules():  # d2l's init_seq2seq: Xavier-uniform dense and recurrent weights
             if isinstance(m, nn.Linear):
                 nn.init.xavier_uniform_(m.weight)
-            if isinstance(m, nn.GRU):
+            if isinstance(m, nn.RNNBase):
                 for name in m._flat_weights_names:
                     if "weight" in name:
                         nn.init.xavier_uniform_(getattr(m, name))
 
     def encode(self, src, src_lens):
-        outputs, state = self.encoder(self.src_embedding(src.t()))  # [T, B, H], [L, B, H]
+        outputs, state = self.encoder(self.src_embedding(src.t()))  # [T, B, H], [L, B, H] (or a pair)
         return outputs.permute(1, 0, 2), state
 
     def step(self, enc_outputs, src_lens, state, x):
         """One decoder step: x [B, E] -> output [B, H], new state."""
-        context = self.attention(state[-1].unsqueeze(1), enc_outputs, enc_outputs, src_lens)
+        context = self.attention(top_hidden(state).unsqueeze(1), enc_outputs, enc_outputs, src_lens)
         out, state = self.decoder(torch.cat((context, x.unsqueeze(1)), dim=-1).permute(1, 0, 2), state)
         return out[0], state
 
@@ -125,13 +133,13 @@ def exact_match(model, src, src_lens, tgt, tgt_lens):
 
 
 def main():
-    args = arguments(epochs=30)
+    args = arguments(epochs=30, cell=tuple(CELLS))
     set_threads(torch, args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     train, held_out = make_split(2000, rng), make_split(200, rng)
     src, src_lens, tgt, tgt_lens = train
-    model = Seq2SeqAttention()
+    model = Seq2SeqAttention(args.cell)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.005)
     epoch_seconds, loss = [], float("nan")
     for epoch in range(args.epochs):
@@ -153,7 +161,8 @@ def main():
         loss = total / tokens
         print(f"epoch {epoch + 1}/{args.epochs}: loss {loss:.4f}, {epoch_seconds[-1]:.2f} s", file=sys.stderr)
     print(json.dumps({
-        "workload": "W2", "threads": args.threads, "epochs": args.epochs,
+        "workload": "W2" if args.cell == "gru" else "W2-" + args.cell, "cell": args.cell,
+        "threads": args.threads, "epochs": args.epochs,
         "median_epoch_s": statistics.median(epoch_seconds),
         "tokens_per_s": int(tgt_lens.sum()) / statistics.median(epoch_seconds),
         "final_train_loss": loss,

@@ -14,6 +14,11 @@ struct Args {
 std::string run_gemm(const Args& args);  // matmul/bmm against direct cblas_sgemm
 std::string run_w1(const Args& args);    // W1: attention pooling per scoring function
 std::string run_w2(const Args& args);    // W2: Bahdanau seq2seq training on the reverse task
+std::string run_w2_lstm(const Args& args);  // W2 with the LSTM cell
+std::string run_w2_rnn(const Args& args);   // W2 with the plain (Elman) cell
 std::string run_w3(const Args& args);    // W3: one Transformer encoder block, lengths 128 and 512
+std::string run_w4(const Args& args);    // W4: Nadaraya-Watson regression, fixed and learned width
+std::string run_w5(const Args& args);    // W5: d2l's Transformer trained on fra-eng
+std::string run_w7(const Args& args);    // W7: greedy and beam decoding, with and without the KV cache
 
 }  // namespace attn::bench

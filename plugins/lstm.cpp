@@ -10,11 +10,10 @@ namespace {
 class Lstm final : public attn::GatedCell {
  public:
   explicit Lstm(const attn::CellArgs& a) : GatedCell(a, 4) {}
+  // xp = x W_ih + b_ih [B, 4h]; the equations above run as one fused primitive, attn::lstm_step.
   attn::CellState step(const attn::Var& xp, const attn::CellState& s) override {
-    const attn::Var g = xp + recurrent(s[0]);                          // [B, 4h]
-    const attn::Var c = attn::sigmoid(gate(g, 1)) * s[1] +
-                        attn::sigmoid(gate(g, 0)) * attn::tanh(gate(g, 2));
-    return {attn::sigmoid(gate(g, 3)) * attn::tanh(c), c};             // {h [B, h], c [B, h]}
+    attn::LstmState next = attn::lstm_step(xp, recurrent(s[0]), s[1]);
+    return {std::move(next.h), std::move(next.c)};  // {h [B, h], c [B, h]}
   }
   attn::CellState initial_state(std::size_t batch) const override {
     return {zeros(batch), zeros(batch)};

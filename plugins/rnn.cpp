@@ -9,7 +9,7 @@ class Rnn final : public attn::GatedCell {
  public:
   explicit Rnn(const attn::CellArgs& a) : GatedCell(a, 1) {}
   attn::CellState step(const attn::Var& xp, const attn::CellState& s) override {
-    return {attn::tanh(xp + recurrent(s[0]))};  // [B, h]
+    return {attn::rnn_step(xp, recurrent(s[0]))};  // [B, h], one fused primitive
   }
 };
 

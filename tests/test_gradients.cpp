@@ -108,6 +108,22 @@ TEST_CASE("recurrent primitives: the fused GRU step and the row selection of pac
   CHECK_THROWS_WITH(gru_step(xp, hp, a), Catch::StartsWith("gru_step: expected projected input and state [B, 3h]"));
 }
 
+TEST_CASE("recurrent primitives: the fused LSTM step (both outputs) and the fused Elman step", "[gradcheck][autodiff]") {
+  Var xp = leaf(randn({3, 8}, 30)), hp = leaf(randn({3, 8}, 31)), c = leaf(randn({3, 2}, 32));
+  REQUIRE_GRADIENTS([&] { return lstm_step(xp, hp, c).h; }, xp, hp, c);
+  REQUIRE_GRADIENTS([&] { return lstm_step(xp, hp, c).c; }, xp, hp, c);
+  // h' reads c': the gradient reaching c' collects both paths; two steps chain the state.
+  REQUIRE_GRADIENTS([&] {
+    const LstmState s = lstm_step(xp, hp, c);
+    return s.h * s.c + lstm_step(hp, xp, s.c).h;
+  }, xp, hp, c);
+  Var x1 = leaf(randn({3, 5}, 33)), p1 = leaf(randn({3, 5}, 34));
+  REQUIRE_GRADIENTS([&] { return rnn_step(x1, p1); }, x1, p1);
+  REQUIRE_GRADIENTS([&] { return rnn_step(x1, p1) * rnn_step(p1, x1); }, x1, p1);
+  CHECK_THROWS_WITH(lstm_step(xp, hp, x1), Catch::StartsWith("lstm_step: expected projected input and state [B, 4h]"));
+  CHECK_THROWS_WITH(rnn_step(xp, p1), Catch::StartsWith("rnn_step: expected projected input and state [B, 1h]"));
+}
+
 TEST_CASE("split_heads is the reshape-permute-reshape of d2l's transpose_qkv, merge_heads its inverse", "[autodiff]") {
   const Var x = constant(randn({2, 5, 12}, 17));
   for (const std::size_t h : {1, 3, 4}) {

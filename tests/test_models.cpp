@@ -126,3 +126,40 @@ TEST_CASE("models refuse data of the wrong kind and unknown options", "[models][
   CHECK_THROWS_WITH(builtins().models.create("seq2seq", ModelArgs{builtins(), ParamScope(store, rng, "n"), typo, seq}),
                     Catch::Contains("spec.yaml:8:5: unknown option 'scorng'") && Catch::Contains("did you mean 'scoring'?"));
 }
+
+TEST_CASE("the Transformer's key/value cache decodes as re-running the decoder over the prefix", "[models][decoding]") {
+  const Data data = reverse_task(200);
+  for (const std::string positional : {"sinusoidal", "learned"}) {
+    DYNAMIC_SECTION(positional << " positions") {
+      // Two models with the same weights (same seed), one decoding with the cache, one without.
+      std::vector<ParamStore> stores(2);
+      std::vector<std::shared_ptr<Model>> models;
+      for (const char* cache : {"true", "false"}) {
+        Rng rng(5);
+        Options o;
+        for (const auto& [key, v] : std::vector<std::pair<std::string, std::string>>{
+                 {"d_model", "16"}, {"ffn_hidden", "32"}, {"heads", "4"}, {"layers", "2"}, {"positional", positional},
+                 {"kv_cache", cache}})
+          o.set(key, v);
+        models.push_back(builtins().models.create("transformer", ModelArgs{builtins(), ParamScope(stores[models.size()], rng), o, data}));
+      }
+      const std::vector<int> src = {5, 9, 3, 7, 4};
+      for (const std::size_t beam : {1, 4}) {
+        DecodeOptions options;
+        options.max_len = 30, options.beam = beam, options.stop_at_eos = false;  // 30 steps, whatever is decoded
+        const Translation cached = dynamic_cast<SequenceModel&>(*models[0]).translate(src, options);
+        const Translation full = dynamic_cast<SequenceModel&>(*models[1]).translate(src, options);
+        INFO("beam " << beam);
+        CHECK(cached.tokens == full.tokens);
+        CHECK(cached.log_prob == Approx(full.log_prob).epsilon(1e-6));
+        REQUIRE(cached.attention.size() == full.attention.size());
+        for (std::size_t m = 0; m < cached.attention.size(); ++m) {
+          const Tensor &a = cached.attention[m].second, &b = full.attention[m].second;
+          INFO(cached.attention[m].first);
+          REQUIRE(a.shape() == b.shape());
+          CHECK(xt::amax(xt::abs(a - b))() < 1e-6f);
+        }
+      }
+    }
+  }
+}

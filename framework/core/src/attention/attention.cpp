@@ -3,6 +3,19 @@
 namespace attn {
 namespace {
 
+// A mask for queries [0, t) ([B, t] lengths or [B, t, 2] key ranges; none) cut to its last n
+// query rows: the mask of the newest n positions.
+ValidLens last_queries(const ValidLens& mask, std::size_t n) {
+  if (!mask || mask->dimension() == 1) return mask;
+  Shape shape(mask->shape().begin(), mask->shape().end());
+  const std::size_t t = shape[1], per = mask->size() / (shape[0] * t);
+  shape[1] = n;
+  IntTensor out = IntTensor::from_shape(shape);
+  for (std::size_t b = 0; b < shape[0]; ++b)
+    std::copy_n(mask->data() + (b * t + t - n) * per, n * per, out.data() + b * n * per);
+  return out;
+}
+
 std::optional<HeadProjections> head_projections(const ParamScope& scope, const AttentionConfig& config,
                                                 const CheckedMode& mode) {
   if (!config.multi_head) return std::nullopt;
@@ -25,12 +38,34 @@ AttentionResult Attention::operator()(const AttentionSources& sources, const Val
                                       const ForwardContext& context) const {
   const FormedQkv formed = mode_.form(sources);                       // [B, n, d]
   const FormedQkv qkv = heads_ ? heads_->split(formed) : formed;       // [B*h, n, p] for multi-head
-  const Var scores = scoring_(qkv.queries, qkv.keys);                  // [B', n_q, n_k]
   const std::size_t batch = sources.query.dim(0);
-  const ValidLens mask = mode_.valid_lens(lens, batch, scores.dim(1), scores.dim(2));
-  const Var weights = normalizer_(scores, heads_ ? heads_->repeat(mask) : mask);  // [B', n_q, n_k]
+  return attend(qkv, mode_.valid_lens(lens, batch, qkv.queries.dim(1), qkv.keys.dim(1)), batch, context);
+}
+
+AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache& cache) const {
+  const FormedQkv formed = mode_.form(sources);                       // [B, n, d]: the new positions
+  const FormedQkv fresh = heads_ ? heads_->split(formed) : formed;     // [B', n, p]
+  cache.keys = cache.keys.defined() ? concat({cache.keys, fresh.keys}, 1) : fresh.keys;          // [B', t, p]
+  cache.values = cache.values.defined() ? concat({cache.values, fresh.values}, 1) : fresh.values;
+  const std::size_t batch = sources.query.dim(0), n = fresh.queries.dim(1), t = cache.keys.dim(1);
+  const ValidLens mask = last_queries(mode_.valid_lens(std::nullopt, batch, t, t), n);
+  return attend({fresh.queries, cache.keys, cache.values}, mask, batch, ForwardContext::evaluation());
+}
+
+AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, std::size_t batch,
+                                  const ForwardContext& context) const {
+  const Var scores = scoring_(qkv.queries, qkv.keys);                               // [B', n_q, n_k]
+  const Var weights = normalizer_(scores, heads_ ? heads_->repeat(mask) : mask);    // [B', n_q, n_k]
   const AttentionResult pooled = attention_pooling(weights, qkv.values, dropout_, context);
   return heads_ ? heads_->merge(pooled, batch) : pooled;
+}
+
+KeyValueCache KeyValueCache::select(const std::vector<std::size_t>& rows, std::size_t batch) const {
+  const std::size_t heads = keys.dim(0) / batch;
+  IntTensor index = IntTensor::from_shape({rows.size() * heads});
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t h = 0; h < heads; ++h) index(r * heads + h) = static_cast<int>(rows[r] * heads + h);
+  return {index_select(keys, 0, index), index_select(values, 0, index)};
 }
 
 }  // namespace attn

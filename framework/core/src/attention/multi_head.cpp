@@ -1,6 +1,7 @@
 #include "attnlab/attention/multi_head.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 namespace attn {
 namespace {
@@ -10,6 +11,18 @@ const MultiHead& checked(const MultiHead& c) {
     throw std::invalid_argument("multi-head attention: hidden size " + std::to_string(c.hidden) +
                                 " must be a positive multiple of the number of heads " + std::to_string(c.heads));
   return c;
+}
+
+// x [W_1 | W_2 | ...] (+ [b_1 | b_2 | ...]): several projections of one source as one product,
+// [B, n, sum of their outputs] (fewer, larger products; the weights' gradients split back).
+Var project_together(const Var& x, const std::vector<const Linear*>& projections, bool bias) {
+  std::vector<Var> weights, biases;
+  for (const Linear* l : projections) {
+    weights.push_back(l->weight());
+    if (bias) biases.push_back(l->bias());
+  }
+  const Var y = matmul(x, concat(weights, 1));
+  return bias ? y + concat(biases, 0) : y;
 }
 
 }  // namespace
@@ -22,10 +35,21 @@ HeadProjections::HeadProjections(const ParamScope& scope, const MultiHead& confi
       w_v_(scope.child("W_v"), value_dim, config.hidden, config.bias),
       w_o_(scope.child("W_o"), config.hidden, config.hidden, config.bias) {}
 
+// Sources that are one sequence are projected by one product: Q, K, V of self-attention
+// (x [W_q | W_k | W_v]), or K, V of attention over a memory (m [W_k | W_v]).
 FormedQkv HeadProjections::split(const FormedQkv& formed) const {
-  return {split_heads(w_q_(formed.queries), config_.heads),   // [B*h, n_q, p]
-          split_heads(w_k_(formed.keys), config_.heads),      // [B*h, n_k, p]
-          split_heads(w_v_(formed.values), config_.heads)};   // [B*h, n_k, p]
+  const std::size_t h = config_.heads, d = config_.hidden;
+  const bool kv_one = formed.keys.node() == formed.values.node();
+  if (kv_one && formed.queries.node() == formed.keys.node()) {
+    const Var qkv = project_together(formed.queries, {&w_q_, &w_k_, &w_v_}, config_.bias);  // [B, n, 3 hidden]
+    return {split_heads(qkv, h, 0, d), split_heads(qkv, h, d, d), split_heads(qkv, h, 2 * d, d)};
+  }
+  const Var q = split_heads(w_q_(formed.queries), h);  // [B*h, n_q, p]
+  if (kv_one) {
+    const Var kv = project_together(formed.keys, {&w_k_, &w_v_}, config_.bias);  // [B, n_k, 2 hidden]
+    return {q, split_heads(kv, h, 0, d), split_heads(kv, h, d, d)};
+  }
+  return {q, split_heads(w_k_(formed.keys), h), split_heads(w_v_(formed.values), h)};  // [B*h, n_k, p] each
 }
 
 AttentionResult HeadProjections::merge(const AttentionResult& pooled, std::size_t batch) const {

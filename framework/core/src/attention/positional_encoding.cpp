@@ -29,18 +29,18 @@ PositionalEncoding::PositionalEncoding(const ParamScope& scope, const std::strin
     throw std::invalid_argument("positional encoding must be 'sinusoidal' or 'learned', got '" + kind + "'");
 }
 
-Var PositionalEncoding::table(std::size_t len) const {
-  if (len > max_len_)
-    throw std::invalid_argument("sequence of length " + std::to_string(len) +
+Var PositionalEncoding::table(std::size_t len, std::size_t first) const {
+  if (first + len > max_len_)
+    throw std::invalid_argument("sequence of length " + std::to_string(first + len) +
                                 " is longer than the positional encoding's max_len " + std::to_string(max_len_));
-  return slice(p_, 0, 0, len);
+  return slice(p_, 0, first, first + len);
 }
 
-Var PositionalEncoding::operator()(const Var& x, const ForwardContext& context) const {
+Var PositionalEncoding::operator()(const Var& x, const ForwardContext& context, std::size_t first) const {
   if (x.ndim() != 3 || x.dim(2) != dim_)
     throw std::invalid_argument("positional encoding of size " + std::to_string(dim_) +
                                 " expects [B, T, " + std::to_string(dim_) + "], got " + shape_str(x.shape()));
-  return context.dropout(x + table(x.dim(1)), dropout_);  // [B, T, d] + [T, d]
+  return context.dropout(x + table(x.dim(1), first), dropout_);  // [B, T, d] + [T, d]
 }
 
 }  // namespace attn

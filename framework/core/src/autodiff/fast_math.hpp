@@ -43,4 +43,36 @@ T fast_sigmoid(T x) {
   return T(0.5f) + T(0.5f) * fast_tanh(T(0.5f) * x);
 }
 
+// Loads and stores of a float or a vector of them, so one kernel body serves both.
+template <class T>
+T load_as(const float* p) {
+  if constexpr (std::is_same_v<T, float>) return *p; else return T::load_unaligned(p);
+}
+
+template <class T>
+void store_to(float* p, T v) {
+  if constexpr (std::is_same_v<T, float>) *p = v; else v.store_unaligned(p);
+}
+
+// f(T{}, j) for the elements j of a row of `width`: vectors of `lanes` elements, then single
+// floats for the tail (f is a generic lambda; T is Batch or float).
+template <class F>
+void for_lanes(std::size_t width, F&& f) {
+  std::size_t j = 0;
+  for (; j + lanes <= width; j += lanes) f(Batch{}, j);
+  for (; j < width; ++j) f(0.0f, j);
+}
+
+// The sum over j in [0, n) of f(T{}, j), f giving a float or a vector of lanes (summed
+// lane-wise, then across lanes): a reduction the compiler would not vectorise on its own.
+template <class F>
+float lane_sum(std::size_t n, F&& f) {
+  Batch acc(0.0f);
+  std::size_t j = 0;
+  for (; j + lanes <= n; j += lanes) acc += f(Batch{}, j);
+  float total = xsimd::hadd(acc);
+  for (; j < n; ++j) total += f(0.0f, j);
+  return total;
+}
+
 }  // namespace attn

@@ -1,9 +1,15 @@
 // Primitives behind the standard layers: embedding lookup, dropout, layer norm.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
 #include <stdexcept>
 
 #include "attnlab/autodiff/ops.hpp"
 #include "attnlab/rng.hpp"
+#include "fast_math.hpp"
 
 namespace attn {
 
@@ -14,17 +20,74 @@ Var embedding(const Var& table, const IntTensor& ids) {
   return index_select(table, 0, ids);
 }
 
-// y = x * m / (1 - p), m_i ~ Bernoulli(1 - p) drawn from the run's rng;  dx += dy * m / (1 - p)
+namespace {
+
+// The dropout mask's bit source: element i of a mask with seed s keeps its unit when
+// hash(s, i) >= p 2^32, hash = MurmurHash3's 32-bit finaliser of s_lo + i * golden ratio,
+// mixed with s_hi (a counter-based stream: any element without drawing the ones before it,
+// so the backward recomputes the mask instead of storing it, and the loop vectorises).
+struct DropoutMask {
+  using UBatch = xsimd::batch<std::uint32_t>;
+  std::uint32_t lo, hi, threshold;
+  float scale;
+  std::uint32_t scale_bits;
+
+  DropoutMask(std::uint64_t seed, float p)
+      : lo(static_cast<std::uint32_t>(seed)), hi(static_cast<std::uint32_t>(seed >> 32)),
+        threshold(static_cast<std::uint32_t>(std::min(4294967295.0, std::ceil(static_cast<double>(p) * 4294967296.0)))),
+        scale(1.0f / (1.0f - p)) {
+    std::memcpy(&scale_bits, &scale, sizeof scale);
+  }
+
+  // The hash of element indices i (one, or a vector of them).
+  template <class U>
+  U hash(U i) const {
+    U h = (U(lo) + i * U(0x9E3779B9u)) ^ U(hi);
+    h ^= h >> 16;
+    h *= U(0x85EBCA6Bu);
+    h ^= h >> 13;
+    h *= U(0xC2B2AE35u);
+    return h ^ (h >> 16);
+  }
+  // m_i / (1 - p): scale or 0, for a vector of indices
+  Batch factors(const UBatch& i) const {
+    const UBatch keep = xsimd::bitwise_cast(hash(i) >= UBatch(threshold));  // all ones or zero
+    return xsimd::bitwise_cast<Batch>(keep & UBatch(scale_bits));
+  }
+  // out[i] = in[i] m_i / (1 - p), or out[i] += that (add)
+  void apply(const float* in, float* out, std::size_t n, bool add = false) const {
+    alignas(64) std::uint32_t first[lanes];
+    for (std::size_t k = 0; k < lanes; ++k) first[k] = static_cast<std::uint32_t>(k);
+    UBatch index = UBatch::load_aligned(first);
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes, index += UBatch(static_cast<std::uint32_t>(lanes))) {
+      Batch v = Batch::load_unaligned(in + i) * factors(index);
+      if (add) v += Batch::load_unaligned(out + i);
+      v.store_unaligned(out + i);
+    }
+    for (; i < n; ++i) {
+      const float v = hash(static_cast<std::uint32_t>(i)) >= threshold ? in[i] * scale : 0.0f;
+      out[i] = add ? out[i] + v : v;
+    }
+  }
+};
+
+}  // namespace
+
+// y = x * m / (1 - p), m_i ~ Bernoulli(1 - p): the mask is DropoutMask's for one 64-bit seed
+// drawn from the run's rng;  dx += dy * m / (1 - p), the mask recomputed from the seed
 Var dropout(const Var& x, float p, Rng& rng) {
   if (!(p >= 0.0f && p < 1.0f))
     throw std::invalid_argument("dropout: p must be in [0, 1), got " + std::to_string(p));
   if (p == 0.0f) return x;
-  Tensor mask = Tensor::from_shape(x.shape());
-  const float keep_scale = 1.0f / (1.0f - p);
-  for (float& m : mask) m = rng.uniform() >= p ? keep_scale : 0.0f;
-  Tensor y = x.value() * mask;
-  return graph_node(std::move(y), {x}, [mask = std::move(mask)](Node& n) {
-    n.accumulate(0, n.grad * mask);
+  if (x.value().size() > 0xFFFFFFFFu) throw std::invalid_argument("dropout: more than 2^32 elements in " + shape_str(x.shape()));
+  const DropoutMask mask(rng.next_u64(), p);
+  Tensor y = Tensor::from_shape(x.shape());
+  mask.apply(x.value().data(), y.data(), y.size());
+  return graph_node(std::move(y), {x}, [mask](Node& n) {
+    if (!n.wants(0)) return;
+    const auto [dx, beta] = n.parents[0]->grad_target();
+    mask.apply(n.grad.data(), dx, n.grad.size(), beta != 0.0f);
   });
 }
 
@@ -37,50 +100,49 @@ Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps) {
                                 "] for input " + shape_str(x.shape()) + ", got " +
                                 shape_str(gamma.shape()) + " and " + shape_str(beta.shape()));
   const std::size_t rows = x.value().size() / std::max<std::size_t>(d, 1);
-  Tensor xhat = Tensor::from_shape(x.shape());
-  Tensor inv_sigma = Tensor::from_shape({rows});
+  auto xhat = std::make_shared<Tensor>(Tensor::from_shape(x.shape()));
+  auto inv_sigma = std::make_shared<std::vector<float>>(rows);
   Tensor y = Tensor::from_shape(x.shape());
+  const float *gv = gamma.value().data(), *bv = beta.value().data();
   for (std::size_t r = 0; r < rows; ++r) {
     const float* xr = x.value().data() + r * d;
-    float mu = 0.0f, var = 0.0f;
-    for (std::size_t j = 0; j < d; ++j) mu += xr[j];
-    mu /= static_cast<float>(d);
-    for (std::size_t j = 0; j < d; ++j) var += (xr[j] - mu) * (xr[j] - mu);
-    var /= static_cast<float>(d);
+    float *h = xhat->data() + r * d, *yr = y.data() + r * d;
+    const float mu = lane_sum(d, [&](auto t, std::size_t j) { return load_as<decltype(t)>(xr + j); }) / static_cast<float>(d);
+    const float var = lane_sum(d, [&](auto t, std::size_t j) {
+      const auto c = load_as<decltype(t)>(xr + j) - decltype(t)(mu);
+      return c * c;
+    }) / static_cast<float>(d);
     const float is = 1.0f / std::sqrt(var + eps);
-    inv_sigma(r) = is;
+    (*inv_sigma)[r] = is;
     for (std::size_t j = 0; j < d; ++j) {
-      const float h = (xr[j] - mu) * is;
-      xhat.data()[r * d + j] = h;
-      y.data()[r * d + j] = h * gamma.value()(j) + beta.value()(j);
+      h[j] = (xr[j] - mu) * is;
+      yr[j] = h[j] * gv[j] + bv[j];
     }
   }
-  return graph_node(std::move(y), {x, gamma, beta},
-                [xhat = std::move(xhat), inv_sigma = std::move(inv_sigma), d, rows](Node& n) {
-    const float* dy = n.grad.data();
-    const float* g = n.parents[1]->value.data();
-    if (n.wants(1) || n.wants(2)) {
-      float* dgamma = n.parents[1]->grad_buffer().data();
-      float* dbeta = n.parents[2]->grad_buffer().data();
+  return graph_node(std::move(y), {x, gamma, beta}, [xhat, inv_sigma, d, rows](Node& n) {
+    const float *dy = n.grad.data(), *g = n.parents[1]->value.data(), *h = xhat->data();
+    for (std::size_t p = 1; p <= 2; ++p) {  // dgamma += sum_r dy * xhat, dbeta += sum_r dy
+      if (!n.wants(p)) continue;
+      float* dst = n.parents[p]->grad_buffer().data();
       for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t j = 0; j < d; ++j) {
-          dgamma[j] += dy[r * d + j] * xhat.data()[r * d + j];
-          dbeta[j] += dy[r * d + j];
-        }
+        for (std::size_t j = 0; j < d; ++j) dst[j] += dy[r * d + j] * (p == 1 ? h[r * d + j] : 1.0f);
     }
     if (!n.wants(0)) return;
-    float* dx = n.parents[0]->grad_buffer().data();
+    const auto [dx, beta] = n.parents[0]->grad_target();
     for (std::size_t r = 0; r < rows; ++r) {
-      float mean_g = 0.0f, mean_gh = 0.0f;
-      for (std::size_t j = 0; j < d; ++j) {
-        const float gj = dy[r * d + j] * g[j];
-        mean_g += gj;
-        mean_gh += gj * xhat.data()[r * d + j];
-      }
-      mean_g /= static_cast<float>(d);
-      mean_gh /= static_cast<float>(d);
+      const float *dyr = dy + r * d, *hr = h + r * d;
+      const float mean_g = lane_sum(d, [&](auto t, std::size_t j) {
+        using T = decltype(t);
+        return load_as<T>(dyr + j) * load_as<T>(g + j);
+      }) / static_cast<float>(d);
+      const float mean_gh = lane_sum(d, [&](auto t, std::size_t j) {
+        using T = decltype(t);
+        return load_as<T>(dyr + j) * load_as<T>(g + j) * load_as<T>(hr + j);
+      }) / static_cast<float>(d);
+      float* dxr = dx + r * d;
+      const float is = (*inv_sigma)[r];
       for (std::size_t j = 0; j < d; ++j)
-        dx[r * d + j] += inv_sigma(r) * (dy[r * d + j] * g[j] - mean_g - xhat.data()[r * d + j] * mean_gh);
+        dxr[j] = beta * dxr[j] + is * (dyr[j] * g[j] - mean_g - hr[j] * mean_gh);
     }
   });
 }

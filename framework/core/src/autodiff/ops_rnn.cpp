@@ -1,6 +1,7 @@
-// Recurrent primitives: a fused GRU step, and the row selection that gives the RNN
-// packed-sequence semantics. Each replaces a dozen small nodes per time step by one.
+// Recurrent primitives: fused GRU, LSTM and Elman steps, and the row selection that gives the
+// RNN packed-sequence semantics. Each replaces a dozen small nodes per time step by one or two.
 #include <algorithm>
+#include <memory>
 #include <cmath>
 #include <tuple>
 #include <type_traits>
@@ -11,16 +12,6 @@
 
 namespace attn {
 namespace {
-
-template <class T>
-T load_as(const float* p) {
-  if constexpr (std::is_same_v<T, float>) return *p; else return T::load_unaligned(p);
-}
-
-template <class T>
-void store_to(float* p, T v) {
-  if constexpr (std::is_same_v<T, float>) *p = v; else v.store_unaligned(p);
-}
 
 // The forward of gru_step for one row's elements [j, j + width of T): gates r, z, n into
 // `saved`, h' into `y` (x, p: the row's projected input and state; h, y: the row's state).
@@ -35,8 +26,49 @@ void gru_forward(const float* x, const float* p, const float* h, float* saved, f
   store_to(y + j, n + z * (load_as<T>(h + j) - n));  // (1 - z) n + z h
 }
 
+// The forward of lstm_step for one row's elements [j, j + width of T): sigmoid(i), sigmoid(f),
+// tanh(g), sigmoid(o) into `saved`, c' into `c_out`, tanh(c') into `tanh_c`, h' into `h_out`.
+template <class T>
+void lstm_forward(const float* x, const float* p, const float* c, float* saved, float* c_out, float* tanh_c,
+                  float* h_out, std::size_t hidden, std::size_t j) {
+  auto pre = [&](std::size_t gate) { return load_as<T>(x + gate * hidden + j) + load_as<T>(p + gate * hidden + j); };
+  const T i = fast_sigmoid(pre(0)), f = fast_sigmoid(pre(1)), g = fast_tanh(pre(2)), o = fast_sigmoid(pre(3));
+  const T c2 = f * load_as<T>(c + j) + i * g, t = fast_tanh(c2);
+  store_to(saved + j, i);
+  store_to(saved + hidden + j, f);
+  store_to(saved + 2 * hidden + j, g);
+  store_to(saved + 3 * hidden + j, o);
+  store_to(c_out + j, c2);
+  store_to(tanh_c + j, t);
+  store_to(h_out + j, o * t);
+}
+
 // dst = g into a fresh buffer (beta 0: its contents are undefined), dst += g otherwise
 inline void put(float* dst, std::size_t i, float g, float beta) { dst[i] = beta == 0.0f ? g : dst[i] + g; }
+
+void check_step(const char* name, const Var& xp, const Var& hp, const Var& state, std::size_t gates) {
+  if (xp.ndim() != 2 || hp.shape() != xp.shape() || state.ndim() != 2 || state.dim(0) != xp.dim(0) ||
+      gates * state.dim(1) != xp.dim(1))
+    throw std::invalid_argument(std::string(name) + ": expected projected input and state [B, " + std::to_string(gates) +
+                                "h] and state [B, h], got " + shape_str(xp.shape()) + ", " + shape_str(hp.shape()) + ", " +
+                                shape_str(state.shape()));
+}
+
+// Gradient targets of the projected input and state (null where not wanted) and their betas.
+struct GateGrads {
+  float *dx = nullptr, *dp = nullptr;
+  float beta_x = 0, beta_p = 0;
+
+  explicit GateGrads(Node& node) {
+    if (node.wants(0)) std::tie(dx, beta_x) = node.parents[0]->grad_target();
+    if (node.wants(1)) std::tie(dp, beta_p) = node.parents[1]->grad_target();
+  }
+  // d(pre-activation) of element i of [B, G h]: the same for the input and the state side
+  void add(std::size_t i, float a) const {
+    if (dx) put(dx, i, a, beta_x);
+    if (dp) put(dp, i, a, beta_p);
+  }
+};
 
 }  // namespace
 
@@ -46,9 +78,7 @@ inline void put(float* dst, std::size_t i, float g, float beta) { dst[i] = beta 
 // With g = dh':  a_n = g (1 - z)(1 - n^2),  a_z = g (h - n) z (1 - z),  a_r = a_n hp_n r (1 - r);
 // dxp += [a_r, a_z, a_n],  dhp += [a_r, a_z, a_n r],  dh += g z
 Var gru_step(const Var& xp, const Var& hp, const Var& h) {
-  if (xp.ndim() != 2 || hp.shape() != xp.shape() || h.ndim() != 2 || h.dim(0) != xp.dim(0) || 3 * h.dim(1) != xp.dim(1))
-    throw std::invalid_argument("gru_step: expected projected input and state [B, 3h] and state [B, h], got " +
-                                shape_str(xp.shape()) + ", " + shape_str(hp.shape()) + ", " + shape_str(h.shape()));
+  check_step("gru_step", xp, hp, h, 3);
   const std::size_t batch = h.dim(0), hidden = h.dim(1), width = 3 * hidden;
   Tensor out = Tensor::from_shape({batch, hidden});
   Tensor gates = Tensor::from_shape({batch, width});  // r, z, n, kept for the backward
@@ -56,11 +86,9 @@ Var gru_step(const Var& xp, const Var& hp, const Var& h) {
   float *y = out.data(), *saved = gates.data();
   for (std::size_t b = 0; b < batch; ++b) {
     const std::size_t row = b * width;
-    std::size_t j = 0;
-    for (; j + lanes <= hidden; j += lanes)
-      gru_forward<Batch>(x + row, p + row, hv + b * hidden, saved + row, y + b * hidden, hidden, j);
-    for (; j < hidden; ++j)
-      gru_forward<float>(x + row, p + row, hv + b * hidden, saved + row, y + b * hidden, hidden, j);
+    for_lanes(hidden, [&](auto tag, std::size_t j) {
+      gru_forward<decltype(tag)>(x + row, p + row, hv + b * hidden, saved + row, y + b * hidden, hidden, j);
+    });
   }
   return graph_node(std::move(out), {xp, hp, h}, [gates = std::move(gates), batch, hidden, width](Node& node) {
     const float* g = node.grad.data();
@@ -91,6 +119,73 @@ Var gru_step(const Var& xp, const Var& hp, const Var& h) {
         }
         if (dh) put(dh, i, g[i] * z, beta_h);
       }
+  });
+}
+
+// i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of the blocks of xp + hp;  c' = f c + i g;
+// h' = o tanh(c'). Two nodes, c' and h' (h' reads c', so dc' collects both paths):
+//   from dh' = u:  a_o = u tanh(c') o (1 - o),  dc' += u o (1 - tanh(c')^2)
+//   from dc' = v:  a_i = v g i (1 - i),  a_f = v c f (1 - f),  a_g = v i (1 - g^2),  dc += v f
+// dxp += a and dhp += a for each gate's block (zeros for the other node's blocks).
+LstmState lstm_step(const Var& xp, const Var& hp, const Var& c) {
+  check_step("lstm_step", xp, hp, c, 4);
+  const std::size_t batch = c.dim(0), hidden = c.dim(1), width = 4 * hidden;
+  auto saved = std::make_shared<Tensor>(Tensor::from_shape({batch, width}));  // i, f, g, o
+  auto tanh_c = std::make_shared<Tensor>(Tensor::from_shape({batch, hidden}));
+  Tensor c_out = Tensor::from_shape({batch, hidden}), h_out = Tensor::from_shape({batch, hidden});
+  const float *x = xp.value().data(), *p = hp.value().data(), *cv = c.value().data();
+  for (std::size_t b = 0; b < batch; ++b) {
+    const std::size_t row = b * width, at = b * hidden;
+    for_lanes(hidden, [&](auto tag, std::size_t j) {
+      lstm_forward<decltype(tag)>(x + row, p + row, cv + at, saved->data() + row, c_out.data() + at,
+                                  tanh_c->data() + at, h_out.data() + at, hidden, j);
+    });
+  }
+  Var c_next = graph_node(std::move(c_out), {xp, hp, c}, [saved, batch, hidden, width](Node& node) {
+    const GateGrads grads(node);
+    const float *v = node.grad.data(), *s = saved->data(), *cv = node.parents[2]->value.data();
+    auto [dc, beta_c] = node.wants(2) ? node.parents[2]->grad_target() : std::pair<float*, float>{nullptr, 0.0f};
+    for (std::size_t b = 0; b < batch; ++b)
+      for (std::size_t j = 0; j < hidden; ++j) {
+        const std::size_t row = b * width + j, k = b * hidden + j;
+        const float i = s[row], f = s[row + hidden], g = s[row + 2 * hidden];
+        grads.add(row, v[k] * g * i * (1.0f - i));
+        grads.add(row + hidden, v[k] * cv[k] * f * (1.0f - f));
+        grads.add(row + 2 * hidden, v[k] * i * (1.0f - g * g));
+        grads.add(row + 3 * hidden, 0.0f);
+        if (dc) put(dc, k, v[k] * f, beta_c);
+      }
+  });
+  Var h_next = graph_node(std::move(h_out), {xp, hp, c_next}, [saved, tanh_c, batch, hidden, width](Node& node) {
+    const GateGrads grads(node);
+    const float *u = node.grad.data(), *s = saved->data(), *t = tanh_c->data();
+    auto [dc, beta_c] = node.wants(2) ? node.parents[2]->grad_target() : std::pair<float*, float>{nullptr, 0.0f};
+    for (std::size_t b = 0; b < batch; ++b)
+      for (std::size_t j = 0; j < hidden; ++j) {
+        const std::size_t row = b * width + j, k = b * hidden + j;
+        const float o = s[row + 3 * hidden];
+        for (std::size_t gate = 0; gate < 3; ++gate) grads.add(row + gate * hidden, 0.0f);
+        grads.add(row + 3 * hidden, u[k] * t[k] * o * (1.0f - o));
+        if (dc) put(dc, k, u[k] * o * (1.0f - t[k] * t[k]), beta_c);
+      }
+  });
+  return {std::move(h_next), std::move(c_next)};
+}
+
+// h' = tanh(xp + hp);  with g = dh':  dxp += g (1 - h'^2),  dhp += g (1 - h'^2)
+Var rnn_step(const Var& xp, const Var& hp) {
+  check_step("rnn_step", xp, hp, xp, 1);
+  Tensor out = Tensor::from_shape(xp.shape());
+  const float *x = xp.value().data(), *p = hp.value().data();
+  float* y = out.data();
+  for_lanes(out.size(), [&](auto tag, std::size_t j) {
+    using T = decltype(tag);
+    store_to(y + j, fast_tanh(load_as<T>(x + j) + load_as<T>(p + j)));
+  });
+  return graph_node(std::move(out), {xp, hp}, [](Node& node) {
+    const GateGrads grads(node);
+    const float *g = node.grad.data(), *y = node.value.data();
+    for (std::size_t i = 0; i < node.value.size(); ++i) grads.add(i, g[i] * (1.0f - y[i] * y[i]));
   });
 }
 

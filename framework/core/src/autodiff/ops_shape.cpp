@@ -68,14 +68,15 @@ Var transpose(const Var& x, std::size_t axis0, std::size_t axis1) {
 
 namespace {
 
-// Moves blocks of p floats between the layouts [B, n, h, p] ("by position") and
-// [B, h, n, p] ("by head"), copying into dst, or adding (every element of dst is written).
+// Moves blocks of p floats between the layouts [B, n, h, p] ("by position", rows of `stride`
+// floats, h*p of them moved) and [B, h, n, p] ("by head"), copying into dst, or adding (every
+// element of dst that belongs to the moved blocks is written).
 void move_heads(const float* src, float* dst, std::size_t b, std::size_t n, std::size_t h, std::size_t p,
-                bool to_heads, bool add) {
+                bool to_heads, bool add, std::size_t stride) {
   for (std::size_t bi = 0; bi < b; ++bi)
     for (std::size_t hi = 0; hi < h; ++hi)
       for (std::size_t ni = 0; ni < n; ++ni) {
-        const std::size_t by_head = ((bi * h + hi) * n + ni) * p, by_position = ((bi * n + ni) * h + hi) * p;
+        const std::size_t by_head = ((bi * h + hi) * n + ni) * p, by_position = (bi * n + ni) * stride + hi * p;
         const float* from = src + (to_heads ? by_position : by_head);
         float* to = dst + (to_heads ? by_head : by_position);
         if (add)
@@ -87,17 +88,23 @@ void move_heads(const float* src, float* dst, std::size_t b, std::size_t n, std:
 
 }  // namespace
 
-// y[b*h + j, i, :] = x[b, i, j*p : (j+1)*p];  dx[b, i, j*p : (j+1)*p] += dy[b*h + j, i, :]
-Var split_heads(const Var& x, std::size_t heads) {
-  if (x.ndim() != 3 || heads == 0 || x.dim(2) % heads != 0)
+// y[b*h + j, i, :] = x[b, i, f + j*p : f + (j+1)*p];  dx[b, i, f + j*p : f + (j+1)*p] += dy[b*h + j, i, :]
+// (f = first; the columns outside [f, f + h*p) get no gradient from here)
+Var split_heads(const Var& x, std::size_t heads, std::size_t first, std::size_t width) {
+  const std::size_t columns = x.ndim() == 3 ? x.dim(2) : 0;
+  if (width == 0) width = columns - std::min(first, columns);
+  if (x.ndim() != 3 || heads == 0 || width % heads != 0 || first + width > columns)
     throw std::invalid_argument("split_heads: expected [B, n, heads * p] with " + std::to_string(heads) +
-                                " heads, got " + shape_str(x.shape()));
-  const std::size_t b = x.dim(0), n = x.dim(1), p = x.dim(2) / heads;
+                                " heads in columns [" + std::to_string(first) + ", " + std::to_string(first + width) +
+                                "), got " + shape_str(x.shape()));
+  const std::size_t b = x.dim(0), n = x.dim(1), p = width / heads;
   Tensor y = Tensor::from_shape({b * heads, n, p});
-  move_heads(x.value().data(), y.data(), b, n, heads, p, true, false);
-  return graph_node(std::move(y), {x}, [b, n, heads, p](Node& node) {
-    const auto [dx, beta] = node.parents[0]->grad_target();
-    move_heads(node.grad.data(), dx, b, n, heads, p, false, beta != 0.0f);
+  move_heads(x.value().data() + first, y.data(), b, n, heads, p, true, false, columns);
+  return graph_node(std::move(y), {x}, [b, n, heads, p, first, columns, width](Node& node) {
+    // a part of x's columns: the rest must be zero, not left undefined, in a fresh buffer
+    const auto [dx, beta] = width == columns ? node.parents[0]->grad_target()
+                                             : std::pair<float*, float>{node.parents[0]->grad_buffer().data(), 1.0f};
+    move_heads(node.grad.data(), dx + first, b, n, heads, p, false, beta != 0.0f, columns);
   });
 }
 
@@ -108,10 +115,10 @@ Var merge_heads(const Var& x, std::size_t heads) {
                                 " heads, got " + shape_str(x.shape()));
   const std::size_t b = x.dim(0) / heads, n = x.dim(1), p = x.dim(2);
   Tensor y = Tensor::from_shape({b, n, heads * p});
-  move_heads(x.value().data(), y.data(), b, n, heads, p, false, false);
+  move_heads(x.value().data(), y.data(), b, n, heads, p, false, false, heads * p);
   return graph_node(std::move(y), {x}, [b, n, heads, p](Node& node) {
     const auto [dx, beta] = node.parents[0]->grad_target();
-    move_heads(node.grad.data(), dx, b, n, heads, p, true, beta != 0.0f);
+    move_heads(node.grad.data(), dx, b, n, heads, p, true, beta != 0.0f, heads * p);
   });
 }
 

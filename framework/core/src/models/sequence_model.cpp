@@ -186,7 +186,8 @@ Metrics SequenceModel::evaluate(bool full) {
   return m;
 }
 
-std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len) {
+std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len,
+                                               bool stop_at_eos) {
   const std::size_t batch = src.shape()[0];
   std::unique_ptr<DecoderState> state = start(src, src_lens);
   std::vector<Translation> out(batch);
@@ -206,7 +207,7 @@ std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTe
       else out[b].tokens.push_back(next);
       tokens[b] = next;
     }
-    if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
+    if (stop_at_eos && std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
   }
   for (std::size_t b = 0; b < batch; ++b) {
     out[b].attention = state->source_attention(b);
@@ -222,7 +223,7 @@ Translation SequenceModel::translate(const std::vector<int>& src_ids, const Deco
   IntTensor src = IntTensor::from_shape({1, data_.num_steps});
   IntTensor lens = IntTensor::from_shape({1});
   lens(0) = pad_sequence(src_ids, data_.num_steps, src.data());
-  if (options.beam <= 1) return greedy(src, lens, options.max_len)[0];
+  if (options.beam <= 1) return greedy(src, lens, options.max_len, options.stop_at_eos)[0];
 
   struct Hyp {
     std::vector<int> tokens;
@@ -250,13 +251,16 @@ Translation SequenceModel::translate(const std::vector<int>& src_ids, const Deco
     for (std::size_t h = 0; h < live.size(); ++h)
       for (std::size_t v = 0; v < vocab; ++v)
         candidates.push_back({live[h].log_prob + s.log_probs(h, v), h, static_cast<int>(v)});
+    // The best `beam` candidates; without stopping at <eos>, as many more as <eos> took out.
     const std::size_t keep = std::min(options.beam, candidates.size());
-    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), candidates.end(),
+    const std::size_t sorted = std::min(options.stop_at_eos ? keep : 2 * keep, candidates.size());
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(sorted), candidates.end(),
                       [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
     std::vector<Hyp> next;
     std::vector<std::size_t> parents;
-    for (std::size_t c = 0; c < keep; ++c) {
+    for (std::size_t c = 0; c < sorted && (c < keep || next.size() < keep); ++c) {
       const Candidate& cand = candidates[c];
+      if (c >= keep && cand.token == Vocab::eos) continue;
       Hyp h = live[cand.hyp];
       h.log_prob = cand.log_prob;
       NamedTensors row;

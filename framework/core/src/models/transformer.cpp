@@ -5,9 +5,12 @@
 // Options: d_model, ffn_hidden, heads, layers, dropout, scoring (any registered scoring
 // function, default scaled_dot), scoring_options.*, normalizer (default softmax),
 // normalizer_options.*, positional (sinusoidal | learned), max_len, window (the encoder's
-// self-attention sees |i - j| < window; 0 = everything), loss.
-// Decoding re-runs the decoder over the prefix at each step (the causal mask makes that equal
-// to caching the keys and values).
+// self-attention sees |i - j| < window; 0 = everything), loss, kv_cache.
+// Decoding (kv_cache: true, the default) runs the decoder on the newest token only: each
+// block's self-attention keeps the keys and values of the earlier positions (KeyValueCache),
+// so a step costs the same at position 50 as at position 1 (but for its 50 dot products).
+// kv_cache: false re-runs the decoder over the whole prefix at each step; the causal mask makes
+// the two equal (tests/test_models.cpp checks it to 1e-6).
 #include <cmath>
 
 #include "attnlab/attention/positional_encoding.hpp"
@@ -24,6 +27,7 @@ namespace {
 struct Hyper {
   TransformerBlockConfig block;
   std::size_t layers, max_len;
+  bool kv_cache;
 };
 
 struct TransformerState final : DecoderState {
@@ -31,6 +35,7 @@ struct TransformerState final : DecoderState {
   IntTensor src_lens;
   std::vector<std::vector<int>> prefix;  // decoder inputs so far, per row
   Tensor encoder_weights;                // [B, layer, head, T, T]
+  std::vector<KeyValueCache> cache;      // per decoder block (kv_cache: true)
 
   std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
     auto s = std::make_unique<TransformerState>();
@@ -38,6 +43,7 @@ struct TransformerState final : DecoderState {
     s->src_lens = take_rows(src_lens, rows);
     for (std::size_t r : rows) s->prefix.push_back(prefix[r]);
     s->encoder_weights = take_rows(constant(encoder_weights), rows).value();
+    for (const KeyValueCache& c : cache) s->cache.push_back(c.select(rows, memory.dim(0)));
     return s;
   }
 
@@ -61,6 +67,7 @@ Hyper read_hyper(const Options& o) {
   h.block.scoring = plugin_choice(o, "scoring", "scaled_dot");
   h.block.normalizer = plugin_choice(o, "normalizer", h.block.normalizer.name);
   h.block.window = o.get<std::size_t>("window", 0, 0, 1 << 20);
+  h.kv_cache = o.get<bool>("kv_cache", true);
   return h;
 }
 
@@ -103,6 +110,7 @@ class Transformer final : public SequenceModel {
     s->src_lens = src_lens;
     s->prefix.assign(src.shape()[0], {});
     s->encoder_weights = stack_layers(weights);
+    if (h_.kv_cache) s->cache.resize(decoder_.size());
     return s;
   }
 
@@ -110,13 +118,10 @@ class Transformer final : public SequenceModel {
     auto& s = static_cast<TransformerState&>(base);
     const std::size_t batch = tokens.size();
     for (std::size_t b = 0; b < batch; ++b) s.prefix[b].push_back(tokens[b]);
-    const std::size_t t = s.prefix[0].size();
-    IntTensor ids = IntTensor::from_shape({batch, t});
-    for (std::size_t b = 0; b < batch; ++b) std::copy(s.prefix[b].begin(), s.prefix[b].end(), ids.data() + b * t);
     std::vector<Var> self_w, cross_w;
-    const Var out = (*output_)(decode(ids, s.memory, s.src_lens, ForwardContext::evaluation(), self_w, cross_w));  // [B, t, V]
-    DecodeStep step;
-    step.log_probs = log_softmax(reshape(slice(out, 1, t - 1, t), {batch, out.dim(2)})).value();
+    const Var out = (*output_)(h_.kv_cache ? decode_newest(s, tokens, self_w, cross_w) : decode_prefix(s, self_w, cross_w));
+    DecodeStep step;  // the last position's logits [B, V]
+    step.log_probs = log_softmax(reshape(slice(out, 1, out.dim(1) - 1, out.dim(1)), {batch, out.dim(2)})).value();
     step.attention.emplace_back("decoder_self", last_query(stack_layers(self_w)));
     step.attention.emplace_back("cross", last_query(stack_layers(cross_w)));
     return step;
@@ -131,8 +136,33 @@ class Transformer final : public SequenceModel {
     return out;
   }
 
-  Var embed(const Embedding& e, const PositionalEncoding& p, const IntTensor& ids, const ForwardContext& context) const {
-    return p(e(ids) * std::sqrt(static_cast<float>(h_.block.d_model)), context);  // [B, T, d]
+  // ids [B, T] at positions [first, first + T) -> [B, T, d]
+  Var embed(const Embedding& e, const PositionalEncoding& p, const IntTensor& ids, const ForwardContext& context,
+            std::size_t first = 0) const {
+    return p(e(ids) * std::sqrt(static_cast<float>(h_.block.d_model)), context, first);
+  }
+
+  // The decoder over the whole prefix of every row: [B, t, d] (kv_cache: false).
+  Var decode_prefix(const TransformerState& s, std::vector<Var>& self_w, std::vector<Var>& cross_w) const {
+    const std::size_t batch = s.prefix.size(), t = s.prefix[0].size();
+    IntTensor ids = IntTensor::from_shape({batch, t});
+    for (std::size_t b = 0; b < batch; ++b) std::copy(s.prefix[b].begin(), s.prefix[b].end(), ids.data() + b * t);
+    return decode(ids, s.memory, s.src_lens, ForwardContext::evaluation(), self_w, cross_w);
+  }
+
+  // The decoder on the newest tokens only, each block's self-attention reading its cache:
+  // [B, 1, d]; the weights are the newest query's, [B, heads, 1, t] per block.
+  Var decode_newest(TransformerState& s, const std::vector<int>& tokens, std::vector<Var>& self_w,
+                    std::vector<Var>& cross_w) const {
+    IntTensor ids = IntTensor::from_shape({tokens.size(), 1});
+    std::copy(tokens.begin(), tokens.end(), ids.data());
+    Var x = embed(*tgt_embed_, *tgt_pos_, ids, ForwardContext::evaluation(), s.prefix[0].size() - 1);
+    for (std::size_t l = 0; l < decoder_.size(); ++l) {
+      self_w.emplace_back();
+      cross_w.emplace_back();
+      x = decoder_[l].step(x, s.memory, s.src_lens, s.cache[l], &self_w.back(), &cross_w.back());
+    }
+    return x;
   }
 
   Var encode(const IntTensor& src, const IntTensor& lens, const ForwardContext& context, std::vector<Var>& weights) const {

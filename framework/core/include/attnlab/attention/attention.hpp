@@ -27,6 +27,15 @@ struct AttentionConfig {
   std::optional<MultiHead> multi_head;  // none: one attention over the mode's Q, K, V
 };
 
+// Decoding one position at a time: the keys and values formed so far (split into heads for
+// multi-head attention), [B', t, p] each. Attention::extend appends the new positions' and
+// attends to all of them, so a step costs the same whatever t, but for the t dot products.
+struct KeyValueCache {
+  Var keys, values;
+  // Rows `rows` of the B sequences (beam search reorders hypotheses), with their heads.
+  KeyValueCache select(const std::vector<std::size_t>& rows, std::size_t batch) const;
+};
+
 class Attention {
  public:
   // Sizes of the three sources the layer will be called with. Parameters: <scope>.mode.*,
@@ -36,9 +45,18 @@ class Attention {
 
   AttentionResult operator()(const AttentionSources& sources, const ValidLens& lens,
                              const ForwardContext& context = ForwardContext::evaluation()) const;
+  // The newest positions of a self-attention (sources [B, n, d], evaluation): their keys and
+  // values are appended to `cache`; queries attend to every cached position under the mode's
+  // mask for those query positions (a causal mode's: all of them). Equals operator() on the
+  // whole sequence, row for row, for the last n queries.
+  AttentionResult extend(const AttentionSources& sources, KeyValueCache& cache) const;
   std::size_t output_dim() const { return heads_ ? heads_->output_dim() : mode_.value_dim(); }
 
  private:
+  // Scores, mask, weights and pooling of formed (and split) queries, keys and values.
+  AttentionResult attend(const FormedQkv& qkv, const ValidLens& mask, std::size_t batch,
+                         const ForwardContext& context) const;
+
   CheckedMode mode_;
   std::optional<HeadProjections> heads_;  // created after the mode and before the scoring
   CheckedScoring scoring_;

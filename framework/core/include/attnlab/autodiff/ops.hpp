@@ -55,7 +55,9 @@ Var transpose(const Var& x, std::size_t axis0, std::size_t axis1);
 // Multi-head attention's reshuffles (d2l's transpose_qkv / transpose_output), one copy each:
 //   split_heads: x [B, n, h*p] -> [B*h, n, p],  y[b*h + j, i, :] = x[b, i, j*p : (j+1)*p]
 //   merge_heads: its inverse, [B*h, n, p] -> [B, n, h*p]
-Var split_heads(const Var& x, std::size_t heads);
+// With `first` and `width`, split_heads reads only the columns [first, first + width) of x
+// [B, n, C] (width = h*p): one of several projections computed as one product.
+Var split_heads(const Var& x, std::size_t heads, std::size_t first = 0, std::size_t width = 0);
 Var merge_heads(const Var& x, std::size_t heads);
 Var slice(const Var& x, std::size_t axis, std::size_t begin, std::size_t end);  // [begin, end)
 Var concat(const std::vector<Var>& xs, std::size_t axis);
@@ -110,6 +112,14 @@ Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps = 1e-5
 // hp = h W_hh + b_hh [B, 3h] and the state h [B, h] -> h' [B, h]; the equations are in the
 // `gru` cell (plugins/gru.cpp).
 Var gru_step(const Var& xp, const Var& hp, const Var& h);
+// One fused LSTM step (gate order i, f, g, o) from xp, hp [B, 4h] and the cell state c [B, h]
+// -> {h', c'}; the equations are in the `lstm` cell (plugins/lstm.cpp).
+struct LstmState {
+  Var h, c;  // [B, h] each
+};
+LstmState lstm_step(const Var& xp, const Var& hp, const Var& c);
+// One fused Elman step: h' = tanh(xp + hp), xp, hp [B, h] (plugins/rnn.cpp).
+Var rnn_step(const Var& xp, const Var& hp);
 // Rows of [B, ...]: y[b] = keep[b] ? a[b] : c[b], zeros where c is undefined (ended sequences
 // keep their state and output zeros).
 Var rows_where(const std::vector<bool>& keep, const Var& a, const Var& c);

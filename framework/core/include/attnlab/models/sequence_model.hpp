@@ -36,6 +36,10 @@ struct DecodeOptions {
   std::size_t max_len = 10;   // decoding steps at most
   std::size_t beam = 1;       // 1 = greedy
   double alpha = 0.75;        // beam length penalty: score = log P / L^alpha (d2l)
+  // false: decoding runs all max_len steps, as decoding benchmarks with a fixed output length
+  // do (attnlab-bench W7); the beam then always keeps `beam` live hypotheses. The answer is
+  // the same tokens up to the first <eos>.
+  bool stop_at_eos = true;
 };
 
 struct Translation {
@@ -62,7 +66,8 @@ class SequenceModel : public Model {
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
 
   // Greedy decoding of a batch of sources [B, T] (one Translation per row).
-  std::vector<Translation> greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len);
+  std::vector<Translation> greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len,
+                                  bool stop_at_eos = true);
   // Beam search for one source sentence (greedy when options.beam == 1).
   Translation translate(const std::vector<int>& src_ids, const DecodeOptions& options);
   const SequenceData& data() const { return data_; }

@@ -68,8 +68,16 @@ class TransformerDecoderBlock {
   // of the self- and the cross-attention go to *self_weights and *cross_weights if given.
   Var operator()(const Var& x, const Var& memory, const ValidLens& memory_lens, const ForwardContext& context,
                  Var* self_weights = nullptr, Var* cross_weights = nullptr) const;
+  // Decoding: x [B, 1, d] is the newest position; its self-attention reads the earlier ones
+  // from `cache` (and adds its own). Equals operator()'s last row on the whole prefix.
+  Var step(const Var& x, const Var& memory, const ValidLens& memory_lens, KeyValueCache& cache,
+           Var* self_weights = nullptr, Var* cross_weights = nullptr) const;
 
  private:
+  // Everything after the self-attention s of x: add & norm, cross-attention, add & norm, FFN.
+  Var after_self_attention(const Var& x, const AttentionResult& s, const Var& memory, const ValidLens& memory_lens,
+                           const ForwardContext& context, Var* self_weights, Var* cross_weights) const;
+
   Attention self_attention_, cross_attention_;
   AddNorm add1_, add2_;
   PositionwiseFfn ffn_;

@@ -13,6 +13,7 @@ class Linear {
          const Init& weight_init = Init::xavier_uniform());
   Var operator()(const Var& x) const;  // [..., in] -> [..., out]
   const Var& weight() const { return w_; }
+  const Var& bias() const { return b_; }  // undefined without a bias
 
  private:
   Var w_, b_;

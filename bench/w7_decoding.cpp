@@ -1,0 +1,85 @@
+// W7 (BENCHMARKS.md): decoding with W5's trained Transformer. 500 sentences (the sources of the
+// first 500 training pairs), one at a time as `attnlab translate` and d2l's predict_seq2seq
+// do, for num_steps 50, greedy and with beam 4. Every sentence runs all 50 steps (<eos> does not
+// end it: the cost per step is measured at every length up to 50); its translation is the tokens
+// before the first <eos>. Timed with the key/value cache (the default) and without it
+// (model.kv_cache=false, the decoder re-run over the whole prefix); their outputs must agree:
+// the same tokens, log-probabilities within 1e-6 (relative), or the benchmark fails.
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "trained_transformer.hpp"
+#include "workloads.hpp"
+
+namespace attn::bench {
+namespace {
+
+// The sources of the first n training pairs, as token ids without <eos>.
+std::vector<std::vector<int>> first_sources(const SequenceData& data, std::size_t n) {
+  const SequenceSplit& train = data.train;
+  std::vector<std::vector<int>> sources;
+  for (std::size_t i = 0; i < std::min(n, train.size()); ++i) {
+    const int* row = train.src.data() + i * data.num_steps;
+    std::vector<int> ids(row, row + train.src_lens(i));
+    if (!ids.empty() && ids.back() == Vocab::eos) ids.pop_back();
+    sources.push_back(std::move(ids));
+  }
+  return sources;
+}
+
+struct Decoded {
+  double seconds = 0;
+  std::vector<Translation> out;
+};
+
+Decoded decode_all(SequenceModel& model, const std::vector<std::vector<int>>& sources, const DecodeOptions& options) {
+  Decoded d;
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::vector<int>& src : sources) d.out.push_back(model.translate(src, options));
+  d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return d;
+}
+
+// The cached and uncached decodings agree, or the benchmark is void.
+void check_equal(const Decoded& cached, const Decoded& uncached, const char* what) {
+  for (std::size_t i = 0; i < cached.out.size(); ++i) {
+    const Translation &a = cached.out[i], &b = uncached.out[i];
+    if (a.tokens != b.tokens || std::abs(a.log_prob - b.log_prob) > 1e-6 * std::max(1.0, std::abs(b.log_prob)))
+      throw std::runtime_error(std::string(what) + ": the cached and uncached decodings of sentence " + std::to_string(i) +
+                               " differ (log P " + std::to_string(a.log_prob) + " vs " + std::to_string(b.log_prob) + ")");
+  }
+}
+
+}  // namespace
+
+std::string run_w7(const Args& args) {
+  const TrainedTransformer t = train_transformer(args.seed, 200);
+  const std::unique_ptr<RunParts> uncached = rebuild_transformer(t, args.seed, {"model.kv_cache=false"});
+  auto& uncached_model = dynamic_cast<SequenceModel&>(*uncached->model);
+  const std::vector<std::vector<int>> sources = first_sources(t.data(), 500);
+  std::ostringstream json;
+  json.precision(6);
+  json << "{\"workload\": \"W7\", \"threads\": " << args.threads << ", \"sentences\": " << sources.size()
+       << ", \"num_steps\": 50, \"epochs\": " << t.record.history.size();
+  for (const std::size_t beam : {1, 4}) {
+    DecodeOptions options;
+    options.max_len = 50, options.beam = beam, options.stop_at_eos = false;
+    const char* name = beam == 1 ? "greedy" : "beam";
+    std::fprintf(stderr, "%s: cached ...\n", name);
+    const Decoded cached = decode_all(t.model(), sources, options);
+    std::fprintf(stderr, "%s: uncached ...\n", name);
+    const Decoded slow = decode_all(uncached_model, sources, options);
+    check_equal(cached, slow, name);
+    double length = 0;
+    for (const Translation& tr : cached.out) length += static_cast<double>(tr.tokens.size());
+    json << ", \"" << name << "_s\": " << cached.seconds << ", \"" << name << "_uncached_s\": " << slow.seconds << ", \""
+         << name << "_ms_per_sentence\": " << 1e3 * cached.seconds / static_cast<double>(sources.size()) << ", \"" << name
+         << "_cache_speedup\": " << slow.seconds / cached.seconds << ", \"mean_" << name << "_length\": "
+         << length / static_cast<double>(sources.size());
+  }
+  return json.str() + "}";
+}
+
+}  // namespace attn::bench
