@@ -124,7 +124,7 @@ TEST_CASE("recurrent primitives: the fused LSTM step (both outputs) and the fuse
   CHECK_THROWS_WITH(rnn_step(xp, p1), Catch::StartsWith("rnn_step: expected projected input and state [B, 1h]"));
 }
 
-TEST_CASE("split_heads is the reshape-permute-reshape of d2l's transpose_qkv, merge_heads its inverse", "[autodiff]") {
+TEST_CASE("split_heads is the reshape-permute-reshape of d2l's transpose_qkv, merge_heads its inverse", "[autodiff][gradcheck]") {
   const Var x = constant(randn({2, 5, 12}, 17));
   for (const std::size_t h : {1, 3, 4}) {
     const Var split = split_heads(x, h);
@@ -132,7 +132,15 @@ TEST_CASE("split_heads is the reshape-permute-reshape of d2l's transpose_qkv, me
     CHECK(split.value() == by_permute.value());
     CHECK(merge_heads(split, h).value() == x.value());
   }
-  CHECK_THROWS_WITH(split_heads(x, 5), "split_heads: expected [B, n, heads * p] with 5 heads, got [2, 5, 12]");
+  CHECK_THROWS_WITH(split_heads(x, 5), "split_heads: expected [B, n, heads * p] with 5 heads in columns [0, 12), got [2, 5, 12]");
+  // A column range: the heads of columns [4, 10) of x, and the gradient only there.
+  const Var part = split_heads(x, 2, 4, 6);
+  const Var by_slice = split_heads(slice(x, 2, 4, 10), 2);
+  CHECK(part.value() == by_slice.value());
+  CHECK_THROWS_WITH(split_heads(x, 2, 8, 6), "split_heads: expected [B, n, heads * p] with 2 heads in columns [8, 14), got [2, 5, 12]");
+  Var y = leaf(randn({2, 3, 12}, 18));
+  REQUIRE_GRADIENTS([&] { return split_heads(y, 2, 4, 6); }, y);  // fresh gradient buffer: zeros outside
+  REQUIRE_GRADIENTS([&] { return split_heads(y, 2, 0, 6) * split_heads(y, 2, 6, 6) + split_heads(y, 2, 3, 6); }, y);
 }
 
 TEST_CASE("reductions", "[gradcheck][autodiff]") {

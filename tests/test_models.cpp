@@ -59,7 +59,7 @@ TEST_CASE("sequence models learn to reverse digit strings and show it in their a
       {"seq2seq, dot attention, lstm", "seq2seq", {{"embed", "16"}, {"hidden", "32"}, {"layers", "1"}, {"attention.scoring", "dot"}, {"cell", "lstm"}}, 25},
       {"seq2seq without attention", "seq2seq", {{"embed", "16"}, {"hidden", "32"}, {"layers", "1"}, {"attention", "none"}}, 25},
       {"transformer", "transformer", {{"d_model", "32"}, {"ffn_hidden", "64"}, {"heads", "4"}, {"layers", "1"}, {"dropout", "0"}}, 25},
-      {"encoder_tagger, self-attention", "encoder_tagger", {{"d_model", "32"}, {"layers", "2"}, {"positional", "learned"}}, 40},
+      {"encoder_tagger, self-attention", "encoder_tagger", {{"d_model", "32"}, {"layers", "2"}, {"positional", "learned"}}, 60},
       {"encoder_tagger, convolution of width 9", "encoder_tagger", {{"encoder", "convolution"}, {"kernel", "9"}, {"d_model", "32"}, {"layers", "2"}, {"positional", "learned"}}, 25},
   };
   for (const Case& k : cases) {

@@ -23,6 +23,7 @@ int probe(const std::vector<std::string>& args) {
   }
   std::vector<std::size_t> all(inputs.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const NoGrad no_grad;
   std::vector<ExampleAttention> looked = run.model->record_attention(all);
   for (ExampleAttention& ex : looked) ex.target.clear();  // typed inputs have no target
   const std::vector<std::string> names = add_probes(path, id, looked);

@@ -30,6 +30,7 @@ void attributing_errors_to(const std::string& where, Build&& build) {
 // What the finished run leaves besides its history: final metrics, maps, parameters, data.
 void collect_results(const RunPlan& plan, const RunParts& parts, RunRecord& r) {
   if (r.status != RunStatus::diverged && r.status != RunStatus::interrupted) {
+    const NoGrad no_grad;  // evaluation keeps no graph
     r.metrics = parts.model->evaluate(true);
     ProbeLook look = look_at_probe(*parts.model, plan.training.attention.examples, plan.training.attention.metrics);
     r.attention = std::move(look.kept);
@@ -126,6 +127,7 @@ namespace {
 // The early-stopping metric must be one the model reports every evaluated epoch.
 void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<Diagnostic>& out) {
   if (plan.training.early_stopping.empty()) return;
+  const NoGrad no_grad;
   const Metrics m = model.evaluate(false);
   if (m.count(plan.training.early_stopping)) return;
   std::vector<std::string> names;

@@ -52,10 +52,17 @@ Var leaf(Tensor value) {
   return Var(std::move(n));
 }
 
+namespace {
+thread_local bool recording = true;  // false while a NoGrad lives on this thread
+}  // namespace
+
+NoGrad::NoGrad() : previous_(recording) { recording = false; }
+NoGrad::~NoGrad() { recording = previous_; }
+
 Var graph_node(Tensor value, std::vector<Var> parents, std::function<void(Node&)> backward) {
   auto n = std::make_shared<Node>();
   n->value = std::move(value);
-  for (const Var& p : parents) n->requires_grad = n->requires_grad || p.requires_grad();
+  for (const Var& p : parents) n->requires_grad = recording && (n->requires_grad || p.requires_grad());
   if (n->requires_grad) {
     n->parents.reserve(parents.size());
     for (const Var& p : parents) n->parents.push_back(p.node());

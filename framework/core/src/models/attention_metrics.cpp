@@ -102,6 +102,7 @@ ProbeLook look_at_probe(Model& model, const std::vector<std::size_t>& keep, bool
     for (std::size_t i = 0; i < probe_size; ++i) wanted.push_back(i);
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  const NoGrad no_grad;
   std::vector<ExampleAttention> maps = model.record_attention(wanted);
   ProbeLook look;
   if (measure) {

