@@ -1,10 +1,13 @@
 // W7 (BENCHMARKS.md): decoding with W5's trained Transformer. 500 sentences (the sources of the
-// first 500 training pairs), one at a time as `attnlab translate` and d2l's predict_seq2seq
-// do, for num_steps 50, greedy and with beam 4. Every sentence runs all 50 steps (<eos> does not
-// end it: the cost per step is measured at every length up to 50); its translation is the tokens
-// before the first <eos>. Timed with the key/value cache (the default) and without it
-// (model.kv_cache=false, the decoder re-run over the whole prefix); their outputs must agree:
-// the same tokens, log-probabilities within 1e-6 (relative), or the benchmark fails.
+// first 500 training pairs) for num_steps 50:
+//   greedy, beam: one sentence at a time, as `attnlab translate` and d2l's predict_seq2seq do
+//     (beam 4: the hypotheses are one batch of 4); the twin is bench/w7_decoding.py;
+//   greedy_batched: all 500 in one batch, as attnlab's evaluation decodes.
+// Every sentence runs all 50 steps (<eos> does not end it: the cost per step is measured at
+// every length up to 50); its translation is the tokens before the first <eos>. Timed with the
+// key/value cache (the default) and without it (model.kv_cache=false, the decoder re-run over
+// the whole prefix); their outputs must agree: the same tokens, log-probabilities within 1e-6
+// (relative), or the benchmark fails.
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -34,10 +37,19 @@ struct Decoded {
   std::vector<Translation> out;
 };
 
-Decoded decode_all(SequenceModel& model, const std::vector<std::vector<int>>& sources, const DecodeOptions& options) {
+// One at a time (translate), or all in one batch (greedy over the padded sources).
+Decoded decode_all(SequenceModel& model, const std::vector<std::vector<int>>& sources, const DecodeOptions& options,
+                   bool batched) {
   Decoded d;
+  const SequenceData& data = model.data();
+  const std::size_t n = sources.size();
+  IntTensor src = IntTensor::from_shape({n, data.num_steps}), lens = IntTensor::from_shape({n});
+  for (std::size_t i = 0; i < n; ++i) lens(i) = pad_sequence(sources[i], data.num_steps, src.data() + i * data.num_steps);
   const auto start = std::chrono::steady_clock::now();
-  for (const std::vector<int>& src : sources) d.out.push_back(model.translate(src, options));
+  if (batched)
+    d.out = model.greedy(src, lens, options.max_len, options.stop_at_eos);
+  else
+    for (const std::vector<int>& s : sources) d.out.push_back(model.translate(s, options));
   d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return d;
 }
@@ -63,14 +75,14 @@ std::string run_w7(const Args& args) {
   json.precision(6);
   json << "{\"workload\": \"W7\", \"threads\": " << args.threads << ", \"sentences\": " << sources.size()
        << ", \"num_steps\": 50, \"epochs\": " << t.record.history.size();
-  for (const std::size_t beam : {1, 4}) {
+  for (const char* name : {"greedy", "beam", "greedy_batched"}) {
     DecodeOptions options;
-    options.max_len = 50, options.beam = beam, options.stop_at_eos = false;
-    const char* name = beam == 1 ? "greedy" : "beam";
+    options.max_len = 50, options.beam = std::string(name) == "beam" ? 4 : 1, options.stop_at_eos = false;
+    const bool batched = std::string(name) == "greedy_batched";
     std::fprintf(stderr, "%s: cached ...\n", name);
-    const Decoded cached = decode_all(t.model(), sources, options);
+    const Decoded cached = decode_all(t.model(), sources, options, batched);
     std::fprintf(stderr, "%s: uncached ...\n", name);
-    const Decoded slow = decode_all(uncached_model, sources, options);
+    const Decoded slow = decode_all(uncached_model, sources, options, batched);
     check_equal(cached, slow, name);
     double length = 0;
     for (const Translation& tr : cached.out) length += static_cast<double>(tr.tokens.size());

@@ -52,6 +52,20 @@ AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache
   return attend({fresh.queries, cache.keys, cache.values}, mask, batch, ForwardContext::evaluation());
 }
 
+AttentionResult Attention::over_memory(const AttentionSources& sources, const ValidLens& lens, KeyValueCache& cache) const {
+  const FormedQkv formed = mode_.form(sources);  // (without the mode's own projections: no arithmetic)
+  Var queries;
+  if (cache.keys.defined()) {
+    queries = heads_ ? heads_->split_queries(formed.queries) : formed.queries;  // [B', n_q, p]
+  } else {
+    const FormedQkv qkv = heads_ ? heads_->split(formed) : formed;
+    queries = qkv.queries, cache = {qkv.keys, qkv.values};
+  }
+  const std::size_t batch = sources.query.dim(0);
+  const ValidLens mask = mode_.valid_lens(lens, batch, queries.dim(1), cache.keys.dim(1));
+  return attend({queries, cache.keys, cache.values}, mask, batch, ForwardContext::evaluation());
+}
+
 AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, std::size_t batch,
                                   const ForwardContext& context) const {
   const Var scores = scoring_(qkv.queries, qkv.keys);                               // [B', n_q, n_k]

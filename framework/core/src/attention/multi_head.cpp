@@ -44,7 +44,7 @@ FormedQkv HeadProjections::split(const FormedQkv& formed) const {
     const Var qkv = project_together(formed.queries, {&w_q_, &w_k_, &w_v_}, config_.bias);  // [B, n, 3 hidden]
     return {split_heads(qkv, h, 0, d), split_heads(qkv, h, d, d), split_heads(qkv, h, 2 * d, d)};
   }
-  const Var q = split_heads(w_q_(formed.queries), h);  // [B*h, n_q, p]
+  const Var q = split_queries(formed.queries);  // [B*h, n_q, p]
   if (kv_one) {
     const Var kv = project_together(formed.keys, {&w_k_, &w_v_}, config_.bias);  // [B, n_k, 2 hidden]
     return {q, split_heads(kv, h, 0, d), split_heads(kv, h, d, d)};

@@ -35,7 +35,7 @@ struct TransformerState final : DecoderState {
   IntTensor src_lens;
   std::vector<std::vector<int>> prefix;  // decoder inputs so far, per row
   Tensor encoder_weights;                // [B, layer, head, T, T]
-  std::vector<KeyValueCache> cache;      // per decoder block (kv_cache: true)
+  std::vector<TransformerDecoderBlock::Cache> cache;  // per decoder block (kv_cache: true)
 
   std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
     auto s = std::make_unique<TransformerState>();
@@ -43,7 +43,7 @@ struct TransformerState final : DecoderState {
     s->src_lens = take_rows(src_lens, rows);
     for (std::size_t r : rows) s->prefix.push_back(prefix[r]);
     s->encoder_weights = take_rows(constant(encoder_weights), rows).value();
-    for (const KeyValueCache& c : cache) s->cache.push_back(c.select(rows, memory.dim(0)));
+    for (const auto& c : cache) s->cache.push_back(c.select(rows, memory.dim(0)));
     return s;
   }
 

@@ -54,21 +54,24 @@ TransformerDecoderBlock::TransformerDecoderBlock(const PluginKinds& r, const Par
       add3_(s.child("norm3"), c.d_model, c.dropout) {}
 
 Var TransformerDecoderBlock::operator()(const Var& x, const Var& memory, const ValidLens& memory_lens, const ForwardContext& context, Var* self_weights, Var* cross_weights) const {
-  return after_self_attention(x, self_attention_({x, x, x}, std::nullopt, context), memory, memory_lens, context,
-                              self_weights, cross_weights);
-}
-
-Var TransformerDecoderBlock::step(const Var& x, const Var& memory, const ValidLens& memory_lens, KeyValueCache& cache,
-                                  Var* self_weights, Var* cross_weights) const {
-  return after_self_attention(x, self_attention_.extend({x, x, x}, cache), memory, memory_lens,
-                              ForwardContext::evaluation(), self_weights, cross_weights);
-}
-
-Var TransformerDecoderBlock::after_self_attention(const Var& x, const AttentionResult& s, const Var& memory,
-                                                  const ValidLens& memory_lens, const ForwardContext& context,
-                                                  Var* self_weights, Var* cross_weights) const {
+  const AttentionResult s = self_attention_({x, x, x}, std::nullopt, context);
   const Var y = add1_(x, s.output, context);
-  const AttentionResult c = cross_attention_({y, memory, memory}, memory_lens, context);
+  return after_cross_attention(y, s, cross_attention_({y, memory, memory}, memory_lens, context), context,
+                               self_weights, cross_weights);
+}
+
+Var TransformerDecoderBlock::step(const Var& x, const Var& memory, const ValidLens& memory_lens, Cache& cache,
+                                  Var* self_weights, Var* cross_weights) const {
+  const ForwardContext context = ForwardContext::evaluation();
+  const AttentionResult s = self_attention_.extend({x, x, x}, cache.self);
+  const Var y = add1_(x, s.output, context);
+  return after_cross_attention(y, s, cross_attention_.over_memory({y, memory, memory}, memory_lens, cache.memory),
+                               context, self_weights, cross_weights);
+}
+
+Var TransformerDecoderBlock::after_cross_attention(const Var& y, const AttentionResult& s, const AttentionResult& c,
+                                                   const ForwardContext& context, Var* self_weights,
+                                                   Var* cross_weights) const {
   const Var z = add2_(y, c.output, context);
   if (self_weights) *self_weights = s.weights;
   if (cross_weights) *cross_weights = c.weights;

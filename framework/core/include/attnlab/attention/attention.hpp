@@ -50,6 +50,10 @@ class Attention {
   // mask for those query positions (a causal mode's: all of them). Equals operator() on the
   // whole sequence, row for row, for the last n queries.
   AttentionResult extend(const AttentionSources& sources, KeyValueCache& cache) const;
+  // Decoding's attention over a memory that stays the same at every step (the encoder's
+  // outputs): its keys and values are formed on the first call and kept in `cache`; later
+  // calls form the queries only (evaluation).
+  AttentionResult over_memory(const AttentionSources& sources, const ValidLens& lens, KeyValueCache& cache) const;
   std::size_t output_dim() const { return heads_ ? heads_->output_dim() : mode_.value_dim(); }
 
  private:

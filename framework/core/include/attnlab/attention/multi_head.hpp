@@ -27,6 +27,8 @@ class HeadProjections {
                   std::size_t value_dim);
   // Q W_q, K W_k, V W_v split into heads: [B, n, d] -> [B*heads, n, p].
   FormedQkv split(const FormedQkv& formed) const;
+  // The queries' part alone: Q W_q split into heads, [B, n_q, d] -> [B*heads, n_q, p].
+  Var split_queries(const Var& queries) const { return split_heads(w_q_(queries), config_.heads); }
   // The heads' pooled output merged and projected, [B*heads, n_q, p] -> [B, n_q, hidden]; the
   // weights regrouped per head, [B*heads, n_q, n_k] -> [B, heads, n_q, n_k].
   AttentionResult merge(const AttentionResult& pooled, std::size_t batch) const;

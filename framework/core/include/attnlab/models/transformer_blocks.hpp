@@ -68,15 +68,24 @@ class TransformerDecoderBlock {
   // of the self- and the cross-attention go to *self_weights and *cross_weights if given.
   Var operator()(const Var& x, const Var& memory, const ValidLens& memory_lens, const ForwardContext& context,
                  Var* self_weights = nullptr, Var* cross_weights = nullptr) const;
+  // What decoding keeps per block: the keys and values of the positions decoded so far, and
+  // those of the memory (formed at the first step).
+  struct Cache {
+    KeyValueCache self, memory;
+    Cache select(const std::vector<std::size_t>& rows, std::size_t batch) const {
+      return {self.select(rows, batch), memory.select(rows, batch)};
+    }
+  };
   // Decoding: x [B, 1, d] is the newest position; its self-attention reads the earlier ones
   // from `cache` (and adds its own). Equals operator()'s last row on the whole prefix.
-  Var step(const Var& x, const Var& memory, const ValidLens& memory_lens, KeyValueCache& cache,
+  Var step(const Var& x, const Var& memory, const ValidLens& memory_lens, Cache& cache,
            Var* self_weights = nullptr, Var* cross_weights = nullptr) const;
 
  private:
   // Everything after the self-attention s of x: add & norm, cross-attention, add & norm, FFN.
-  Var after_self_attention(const Var& x, const AttentionResult& s, const Var& memory, const ValidLens& memory_lens,
-                           const ForwardContext& context, Var* self_weights, Var* cross_weights) const;
+  // What follows the cross-attention c of y = LN(x + s): add & norm, FFN, add & norm.
+  Var after_cross_attention(const Var& y, const AttentionResult& s, const AttentionResult& c,
+                            const ForwardContext& context, Var* self_weights, Var* cross_weights) const;
 
   Attention self_attention_, cross_attention_;
   AddNorm add1_, add2_;
