@@ -14,7 +14,7 @@ class ScaledDot final : public attn::ScoringFunction {
     attn::require_same_size("scaled_dot", a);
   }
   attn::Var score(const attn::Var& q, const attn::Var& k) override {
-    return attn::bmm(q, k, false, true) * inv_sqrt_d_;  // [B, n_q, n_k]
+    return attn::bmm(q, k, false, true, inv_sqrt_d_);  // [B, n_q, n_k], scaled in the product
   }
 
  private:

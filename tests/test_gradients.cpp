@@ -75,6 +75,12 @@ TEST_CASE("matmul and bmm, every transpose combination", "[gradcheck][autodiff]"
   // An operand used twice: the first product fills its fresh gradient (beta 0), the second adds (beta 1).
   REQUIRE_GRADIENTS([&] { return matmul(a, w) * matmul(a, w); }, a, w);
   REQUIRE_GRADIENTS([&] { return bmm(p, q) + bmm(p, qt, false, true) * bmm(p, q); }, p, q, qt);
+  // The fused Linear: x w + b, and the same as its two ops.
+  Var bias = leaf(randn({5}, 14));
+  REQUIRE_GRADIENTS([&] { return linear(a, w, bias); }, a, w, bias);
+  REQUIRE_GRADIENTS([&] { return linear(a, w, bias) * linear(a, w, bias); }, a, w, bias);
+  CHECK(xt::allclose(linear(a, w, bias).value(), (matmul(a, w) + bias).value()));
+  CHECK_THROWS_WITH(linear(a, w, leaf(randn({4}, 15))), "linear: expected x [..., k], w [k, n] and b [n], got [2, 3, 4], [4, 5] and [4]");
 }
 
 TEST_CASE("shape ops", "[gradcheck][autodiff]") {

@@ -26,10 +26,13 @@ std::size_t num_elements(const Shape& s);
 // The single place attnlab calls cblas_sgemm.
 void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k,
           const float* a, const float* b, float beta, float* c);
+// The same with C = alpha op(A) op(B) + beta C (a scaled product in one pass).
+void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+          const float* a, const float* b, float beta, float* c);
 // The batched form: `batch` independent gemms with the given element strides.
 void gemm_batched(std::size_t batch, bool trans_a, bool trans_b, std::size_t m, std::size_t n,
                   std::size_t k, const float* a, std::size_t stride_a, const float* b,
-                  std::size_t stride_b, float beta, float* c, std::size_t stride_c);
+                  std::size_t stride_b, float beta, float* c, std::size_t stride_c, float alpha = 1.0f);
 // Set the number of BLAS threads (1 inside parallel runs, to avoid oversubscription).
 void set_blas_threads(int n);
 // Programs call this once at start: training allocates and frees tensors of the same sizes

@@ -1,6 +1,8 @@
 // Vectorised math shared by the fused primitives (private to framework/src/autodiff).
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <type_traits>
 
 #include <xsimd/xsimd.hpp>
@@ -73,6 +75,29 @@ float lane_sum(std::size_t n, F&& f) {
   float total = xsimd::hadd(acc);
   for (; j < n; ++j) total += f(0.0f, j);
   return total;
+}
+
+// y = exp(x - shift) over a row of n; returns the sum of y. Vectors of lanes throughout: the
+// tail is one more vector padded with -inf (exp gives 0 there), so a row of 10 scores (shorter
+// than one AVX-512 vector) does not fall back to scalar exp.
+inline float exp_row(const float* x, float* y, std::size_t n, float shift) {
+  Batch acc(0.0f);
+  std::size_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    const Batch e = xsimd::exp(Batch::load_unaligned(x + j) - Batch(shift));
+    e.store_unaligned(y + j);
+    acc += e;
+  }
+  if (j < n) {
+    alignas(64) float tail[lanes];
+    std::fill_n(tail, lanes, -std::numeric_limits<float>::infinity());
+    std::copy(x + j, x + n, tail);
+    const Batch e = xsimd::exp(Batch::load_aligned(tail) - Batch(shift));
+    e.store_aligned(tail);
+    std::copy_n(tail, n - j, y + j);
+    acc += e;
+  }
+  return xsimd::hadd(acc);
 }
 
 }  // namespace attn

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "fast_math.hpp"
 
 namespace attn {
 
@@ -39,10 +40,11 @@ Var masked_cross_entropy(const Var& logits, const IntTensor& labels, const IntTe
       const float* x = logits.value().data() + (b * steps + t) * vocab;
       float* p = probs.data() + (b * steps + t) * vocab;
       const float mx = *std::max_element(x, x + vocab);
-      float z = 0.0f;
+      const float z = exp_row(x, p, vocab, mx), inv_z = 1.0f / z;
       double x_sum = 0.0;
-      for (std::size_t v = 0; v < vocab; ++v) z += (p[v] = std::exp(x[v] - mx)), x_sum += x[v];
-      for (std::size_t v = 0; v < vocab; ++v) p[v] /= z;
+      if (smoothing > 0.0f)
+        for (std::size_t v = 0; v < vocab; ++v) x_sum += x[v];
+      for (std::size_t v = 0; v < vocab; ++v) p[v] *= inv_z;
       total += static_cast<double>(mx + std::log(z)) - (1.0 - smoothing) * x[label] - spread * x_sum;
     }
     loss(b) = static_cast<float>(total / static_cast<double>(std::max<std::size_t>(steps, 1)));

@@ -9,12 +9,10 @@
 #include <xsimd/xsimd.hpp>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "fast_math.hpp"
 
 namespace attn {
 namespace {
-
-using Batch = xsimd::batch<float>;
-constexpr std::size_t lanes = Batch::size;
 
 float row_max(const float* x, std::size_t n) {
   float mx = -std::numeric_limits<float>::infinity();
@@ -36,20 +34,6 @@ float dot_row(const float* a, const float* b, std::size_t n) {
   for (; j + lanes <= n; j += lanes) acc = xsimd::fma(Batch::load_unaligned(a + j), Batch::load_unaligned(b + j), acc);
   float total = xsimd::hadd(acc);
   for (; j < n; ++j) total += a[j] * b[j];
-  return total;
-}
-
-// y = exp(x - shift) over a row; returns the sum of y.
-float exp_row(const float* x, float* y, std::size_t n, float shift) {
-  Batch acc(0.0f);
-  std::size_t j = 0;
-  for (; j + lanes <= n; j += lanes) {
-    const Batch e = xsimd::exp(Batch::load_unaligned(x + j) - Batch(shift));
-    e.store_unaligned(y + j);
-    acc += e;
-  }
-  float total = xsimd::hadd(acc);
-  for (; j < n; ++j) total += (y[j] = std::exp(x[j] - shift));
   return total;
 }
 

@@ -32,6 +32,13 @@ void Node::accumulate(std::size_t i, const Tensor& g) {
   }
 }
 
+void Node::accumulate(std::size_t i, Tensor&& g) {
+  Node& p = *parents[i];
+  if (!p.requires_grad || g.shape() != p.value.shape() || p.has_grad) return accumulate(i, static_cast<const Tensor&>(g));
+  p.grad = std::move(g);
+  p.has_grad = true;
+}
+
 float Var::item() const {
   if (node_->value.size() != 1)
     throw std::invalid_argument("item(): expected one element, got shape " +

@@ -12,10 +12,7 @@ Linear::Linear(const ParamScope& scope, std::size_t in, std::size_t out, bool bi
       bias_(bias) {}
 
 // y = x W + b
-Var Linear::operator()(const Var& x) const {
-  const Var y = matmul(x, w_);
-  return bias_ ? y + b_ : y;
-}
+Var Linear::operator()(const Var& x) const { return bias_ ? linear(x, w_, b_) : matmul(x, w_); }
 
 Embedding::Embedding(const ParamScope& scope, std::size_t vocab, std::size_t dim, const Init& init)
     : table_(scope.param("weight", {vocab, dim}, init)) {}

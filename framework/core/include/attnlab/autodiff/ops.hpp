@@ -44,9 +44,14 @@ inline Var operator-(float s, const Var& x) { return add_scalar(scale(x, -1.0f),
 // ---- products (ops_linalg.cpp) ----
 // a [..., k] x b [k, n] -> [..., n]
 Var matmul(const Var& a, const Var& b);
+// x w + b in one node (a Linear layer): x [..., k], w [k, n], b [n] -> [..., n]; the bias is
+// written first and the product added onto it, and db is the column sums of dy.
+Var linear(const Var& x, const Var& w, const Var& b);
 // op(a) [B, m, k] x op(b) [B, k, n] -> [B, m, n]; trans_* transposes the last two axes of an
 // operand without copying it (BLAS does it).
 Var bmm(const Var& a, const Var& b, bool trans_a = false, bool trans_b = false);
+// alpha op(a) op(b): the scaling in the same pass (scaled dot-product scores).
+Var bmm(const Var& a, const Var& b, bool trans_a, bool trans_b, float alpha);
 
 // ---- shape (ops_shape.cpp) ----
 Var reshape(const Var& x, const Shape& shape);  // same number of elements

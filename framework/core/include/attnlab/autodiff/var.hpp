@@ -39,6 +39,7 @@ struct Node {
   bool wants(std::size_t i) const { return parents[i]->requires_grad; }
   // parents[i].grad += g, where g may have been broadcast: it is summed down to the parent's shape.
   void accumulate(std::size_t i, const Tensor& g);
+  void accumulate(std::size_t i, Tensor&& g);  // a temporary g is moved, not copied, when it is the first
 };
 
 class Var {
