@@ -48,7 +48,7 @@ WORKLOADS = {
                single("W2-rnn epoch", "median_epoch_s"), lambda key: 3.0, W2_REPORTED),
     "W3": (["w3_encoder_block.py"], ("length",), "median_ms", listed(("length",), "median_ms"), lambda key: 1.0, ()),
     "W4": (["w4_nadaraya_watson.py"], ("workload",), "median_fit_us", single("W4 fit", "median_fit_us"),
-           lambda key: 1.0, ("w", "nonparametric_test_mse", "parametric_test_mse", "median_predict_us")),
+           lambda key: 1.0, ("w", "nonparametric_test_mse", "parametric_test_mse")),
     "W5": (["w5_transformer.py"], ("workload",), "median_epoch_s", single("W5 epoch", "median_epoch_s"),
            lambda key: 5.0, ("final_train_loss", "d2l_loss", "exact")),
     "W7": (["w7_decoding.py"], ("decoder",), "s", fields((("greedy", "greedy_s"), ("beam", "beam_s"))),

@@ -15,9 +15,9 @@ GatedCell::GatedCell(const CellArgs& args, std::size_t gates) : hidden_(args.hid
   b_hh_ = args.params.param("b_hh", {width}, bound);
 }
 
-Var GatedCell::project_inputs(const Var& x) { return matmul(x, w_ih_) + b_ih_; }
+Var GatedCell::project_inputs(const Var& x) { return linear(x, w_ih_, b_ih_); }
 
-Var GatedCell::recurrent(const Var& h) const { return matmul(h, w_hh_) + b_hh_; }
+Var GatedCell::recurrent(const Var& h) const { return linear(h, w_hh_, b_hh_); }
 
 Var GatedCell::gate(const Var& v, std::size_t i) const {
   return slice(v, v.ndim() - 1, i * hidden_, (i + 1) * hidden_);
