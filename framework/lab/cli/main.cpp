@@ -31,6 +31,10 @@ int run_command(const Command& c, const std::vector<std::string>& rest) {
   } catch (const attn::UsageError& e) {
     std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), e.what(), c.usage.c_str());
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "attnlab %s: ran out of memory: the machine could not give what this command asked for; "
+                         "free memory or give it smaller inputs\n", c.name.c_str());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
     return 1;

@@ -1,5 +1,6 @@
 // `attnlab run SPEC` and `attnlab validate SPEC`.
 #include "arguments.hpp"
+#include "lab/runner/memory_plan.hpp"
 #include "lab/runner/runner.hpp"
 
 namespace attn::cli {
@@ -34,6 +35,13 @@ RunnerOptions runner_options(const Arguments& a) {
     throw UsageError("--checkpoint-every takes seconds between checkpoints, 0 or more (0: only on Ctrl-C)");
   if (o.resume && o.force) throw UsageError("--resume and --force exclude each other");
   if (a.has("--shard")) o.shard = parse_shard(a.value("--shard", ""));
+  if (a.has("--max-memory")) {
+    const std::string text = a.value("--max-memory", "");
+    o.max_memory = parse_memory_size(text);
+    if (!o.max_memory)
+      throw UsageError("--max-memory takes the memory one run may use, a number with an optional unit K, M, G or T "
+                       "(e.g. --max-memory 4G), not '" + text + "'");
+  }
   return o;
 }
 
@@ -60,21 +68,25 @@ Command run_command() {
           "                    0: only on Ctrl-C) in OUTPUT.checkpoints/\n"
           "  --shard K/N       run only the K-th of N parts of the sweep (by sweep order) into its own\n"
           "                    file; `attnlab merge` joins the parts (docs/scaling.md)\n"
+          "  --max-memory SIZE the memory one run may use, e.g. 4G (default: the memory available now\n"
+          "                    divided by the runs that go at once); a run that would need more is\n"
+          "                    refused before it starts, at the spec key responsible\n"
           "  exit codes: 0 all runs finished, 1 some did not, 2 invalid spec or command line,\n"
           "  130 interrupted by Ctrl-C, SIGTERM or SIGUSR1 (runs checkpointed: continue with --resume)",
           [](const std::vector<std::string>& args) {
             const Arguments a(args, {"--resume", "--force"},
-                              {"--threads", "--set", "--plugin", "--output", "--checkpoint-every", "--shard"});
+                              {"--threads", "--set", "--plugin", "--output", "--checkpoint-every", "--shard", "--max-memory"});
             return run_experiment(one_spec(a), runner_options(a));
           }};
 }
 
 Command validate_command() {
   return {"validate", "check an experiment spec without running anything",
-          "usage: attnlab validate SPEC.yaml [--set KEY=VALUE]... [--plugin PATH]...\n"
-          "  Reports every problem as file:line:col: message (exit code 2), or lists the runs.",
+          "usage: attnlab validate SPEC.yaml [--set KEY=VALUE]... [--plugin PATH]... [--threads N] [--max-memory SIZE]\n"
+          "  Reports every problem as file:line:col: message (exit code 2), or lists the runs.\n"
+          "  --threads and --max-memory set the memory each run may use, as for `attnlab run`.",
           [](const std::vector<std::string>& args) {
-            const Arguments a(args, {}, {"--set", "--plugin"});
+            const Arguments a(args, {}, {"--set", "--plugin", "--threads", "--max-memory"});
             return validate_experiment(one_spec(a), runner_options(a));
           }};
 }

@@ -64,19 +64,26 @@ void check_recorded_examples(const RunPlan& plan, const Data& data, std::vector<
 }  // namespace
 
 // make_plugin checks that the plugin read every option it was given (unknown ones are errors).
-std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir) {
+std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
+                                    const MemoryLimit& limit) {
   auto parts = std::make_unique<RunParts>();
   const PluginChoice dataset{plan.dataset, plan.dataset_options, where_of(plan, "dataset.name")};
   attributing_errors_to(dataset.where, [&] {
     parts->source = make_plugin(registries.datasets, dataset, DatasetArgs{dataset.options, spec_dir});
+    parts->data_bytes = check_data_fits(plan, *parts->source, limit);
     Rng data_rng = Rng(plan.seed).derive("data");
     parts->data = parts->source->load(data_rng);
   });
   const PluginChoice model{plan.model, plan.model_options, where_of(plan, "model.name")};
+  parts->params.limit_kept_bytes(model_allowance(limit, parts->data_bytes));
   attributing_errors_to(model.where, [&] {
     Rng init_rng = Rng(plan.seed).derive("init");
-    parts->model = make_plugin(registries.models, model,
-                               ModelArgs{registries, ParamScope(parts->params, init_rng), model.options, parts->data});
+    try {
+      parts->model = make_plugin(registries.models, model,
+                                 ModelArgs{registries, ParamScope(parts->params, init_rng), model.options, parts->data});
+    } catch (const MemoryLimitError& e) {
+      throw memory_limit_at_key(plan, e, limit);
+    }
   });
   return parts;
 }
@@ -93,11 +100,11 @@ RunRecord planned_record(const RunPlan& plan) {
 }
 
 RunRecord execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
-                      const RunObserver& observer, const RunCheckpoint* checkpoint) {
+                      const RunObserver& observer, const RunCheckpoint* checkpoint, const MemoryLimit& limit) {
   RunRecord r = planned_record(plan);
   const auto start = std::chrono::steady_clock::now();
   try {
-    const auto parts = build_run(plan, registries, spec_dir);
+    const auto parts = build_run(plan, registries, spec_dir, limit);
     Trainer trainer(*parts->model, parts->params, registries, plan.training, plan.seed);
     if (observer.started) observer.started(parts->model->trainable() ? plan.training.epochs : 0);
     if (checkpoint) r.resumed_from_epoch = load_checkpoint(trainer, *checkpoint);
@@ -114,6 +121,10 @@ RunRecord execute_run(const RunPlan& plan, const Registries& registries, const s
     });
     r.history = trainer.history();
     collect_results(plan, *parts, r);
+  } catch (const std::bad_alloc&) {
+    r.status = RunStatus::failed;
+    r.error = "ran out of memory: the machine could not give what the run asked for (more than its estimate at "
+              "validation, or other programs took it); run fewer at once (--threads) or make the run smaller";
   } catch (const std::exception& e) {
     r.status = RunStatus::failed;
     r.error = e.what();
@@ -159,11 +170,12 @@ void check_model_takes_training(const RunPlan& plan, const Model& model, std::ve
 
 }  // namespace
 
-std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries) {
+std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries, const MemoryLimit& limit) {
   std::vector<Diagnostic> found;
   for (const RunPlan& plan : spec.runs) {  // every sweep point, built as its run builds it
     try {
-      const auto parts = build_run(plan, registries, spec.directory);
+      const auto parts = build_run(plan, registries, spec.directory, limit);
+      check_training_fits(plan, *parts->model, parts->data_bytes, parts->params.kept_bytes(), limit, found);
       make_plugin(registries.optimizers, plan.training.optimizer,
                   OptimizerArgs{plan.training.optimizer.options, parts->params.items()});
       check_early_stopping_metric(plan, *parts->model, found);

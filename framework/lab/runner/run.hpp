@@ -9,20 +9,24 @@
 
 #include "lab/results/checkpoints.hpp"
 #include "lab/results/results_format.hpp"
+#include "lab/runner/memory_plan.hpp"
 #include "lab/spec/spec.hpp"
 #include "attnlab/registries.hpp"
 
 namespace attn {
 
 // Builds what a run needs, for validation: constructs the dataset source, loads the data,
-// constructs the model and the optimizer. Throws SpecError / RegistryError on problems.
+// constructs the model and the optimizer. Throws SpecError / RegistryError on problems; data
+// or a model that would not fit in `limit` is a SpecError before it is allocated.
 struct RunParts {
   std::shared_ptr<DatasetSource> source;
   Data data;
+  double data_bytes = 0;  // the dataset's estimate
   ParamStore params;
   std::shared_ptr<Model> model;
 };
-std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir);
+std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
+                                    const MemoryLimit& limit = {});
 
 // The record of `plan` before it runs: its id, config, sweep point, seed and index.
 RunRecord planned_record(const RunPlan& plan);
@@ -38,10 +42,11 @@ struct RunObserver {
   std::function<bool(const EpochRecord&)> epoch;
 };
 RunRecord execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
-                      const RunObserver& observer, const RunCheckpoint* checkpoint = nullptr);
+                      const RunObserver& observer, const RunCheckpoint* checkpoint = nullptr, const MemoryLimit& limit = {});
 
 // Every problem the plugins find in the runs of a spec (unknown plugin names, bad or unknown
-// options, missing files, metrics early stopping cannot watch), each once, with its location.
-std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries);
+// options, missing files, metrics early stopping cannot watch, runs that would not fit in
+// `limit`), each once, with its location.
+std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries, const MemoryLimit& limit = {});
 
 }  // namespace attn

@@ -45,7 +45,19 @@ struct Prepared {
   Spec spec;
   Registries registries;
   std::string output;
+  MemoryLimit memory;  // what each run may use
 };
+
+int thread_count(const RunnerOptions& options) {
+  return options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+}
+
+// --max-memory, or the memory available divided by the runs that go at once.
+MemoryLimit memory_limit(const RunnerOptions& options, std::size_t runs) {
+  if (options.max_memory) return {*options.max_memory, "--max-memory " + memory_text(*options.max_memory)};
+  if (options.shard) runs = shard_range(runs, *options.shard).second - shard_range(runs, *options.shard).first;
+  return default_memory_limit(std::min(runs, static_cast<std::size_t>(std::max(thread_count(options), 1))));
+}
 
 // Reads and validates everything; returns nothing and fills `diags` when there are problems.
 std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOptions& options, std::vector<Diagnostic>& diags) {
@@ -72,7 +84,8 @@ std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOpti
       diags.push_back({"--plugin " + path, e.what()});
     }
   }
-  if (diags.empty()) diags = validate_runs(p->spec, p->registries);
+  p->memory = memory_limit(options, p->spec.runs.size());
+  if (diags.empty()) diags = validate_runs(p->spec, p->registries, p->memory);
   p->output = options.output ? *options.output : p->spec.output;
   if (!diags.empty()) return nullptr;
   return p;
@@ -223,7 +236,7 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
             progress.epoch(plan->id, e.epoch, e.train_loss);
             return !interrupted.load();
           };
-          f->record = execute_run(*plan, p.registries, p.spec.directory, observer, &checkpoint);
+          f->record = execute_run(*plan, p.registries, p.spec.directory, observer, &checkpoint, p.memory);
         }
         queue.push(f);
       });
@@ -283,7 +296,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
                                           : start_results_file(*p, options))
     return *refused;
 
-  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int threads = thread_count(options);
   set_blas_threads(1);  // parallel runs: one BLAS thread each
   std::vector<const RunPlan*> todo;
   for (std::size_t i = first; i < last; ++i)

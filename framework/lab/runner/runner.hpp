@@ -32,6 +32,8 @@ struct RunnerOptions {
   std::optional<std::string> output;    // --output PATH (instead of the spec's)
   double checkpoint_seconds = 600;      // --checkpoint-every: mid-run checkpoints (checkpoints.hpp); 0: only on Ctrl-C
   std::optional<Shard> shard;           // --shard K/N: only that part of the runs
+  std::optional<double> max_memory;     // --max-memory: bytes one run may use (default: the
+                                        // memory available divided by the runs at once)
 };
 
 // Exit codes: 0 every run finished; 1 some run failed, diverged or was interrupted;

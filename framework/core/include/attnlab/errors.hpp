@@ -7,12 +7,15 @@
 //   ├── RegistryError      a plugin name is unknown or registered twice
 //   ├── PluginError        a plugin library could not be loaded
 //   ├── PluginFault        a loaded plugin misbehaved (threw, wrong shape, NaN): its runs fail
+//   ├── MemoryLimitError   a model would keep more memory than its run may use (its parameters
+//   │                      and tables, checked before each is allocated); carries the shape
 //   ├── FileError          a results or checkpoint file cannot be read or written (lab)
 //   └── UsageError         a command line is wrong (lab's command-line program)
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -48,6 +51,19 @@ class PluginError : public Error {
 class PluginFault : public Error {
  public:
   using Error::Error;
+};
+
+// `what` (a parameter's path, or a table's) of `shape` would take the kept memory to `bytes`,
+// over the run's limit. The lab names the spec key responsible (the option whose value is one
+// of the shape's sizes).
+class MemoryLimitError : public Error {
+ public:
+  MemoryLimitError(const std::string& message, std::vector<std::size_t> shape)
+      : Error(message), shape_(std::move(shape)) {}
+  const std::vector<std::size_t>& shape() const { return shape_; }
+
+ private:
+  std::vector<std::size_t> shape_;
 };
 
 class FileError : public Error {

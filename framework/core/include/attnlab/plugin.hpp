@@ -26,7 +26,9 @@
 // 4: PluginInfo carries an ABI tag.
 // 5: Model::loss takes a TrainingStep (label smoothing, teacher forcing); Optimizer::step takes
 //    the update's learning rate (schedules) and OptimizerArgs no longer carries one.
-#define ATTNLAB_PLUGIN_API_VERSION 5
+// 6: DatasetSource::footprint and Model::evaluation_footprint (memory estimates); ParamStore
+//    counts and limits the memory a model keeps (ParamScope::keep_table).
+#define ATTNLAB_PLUGIN_API_VERSION 6
 
 namespace attn {
 

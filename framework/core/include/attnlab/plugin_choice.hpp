@@ -37,6 +37,8 @@ std::shared_ptr<Base> make_plugin(const Registry<Base, Args>& registry, const Pl
     throw SpecError(choice.where, e.what());
   } catch (const SpecError&) {
     throw;
+  } catch (const MemoryLimitError&) {  // the lab names the spec key responsible
+    throw;
   } catch (const std::exception& e) {
     const bool outside = static_cast<bool>(registry.get(choice.name).library);
     if (!outside && choice.where.empty()) throw;

@@ -21,12 +21,14 @@ Tensor sinusoidal_table(std::size_t max_len, std::size_t dim) {
 PositionalEncoding::PositionalEncoding(const ParamScope& scope, const std::string& kind,
                                        std::size_t max_len, std::size_t dim, float dropout)
     : max_len_(max_len), dim_(dim), dropout_(dropout) {
-  if (kind == "sinusoidal")
+  if (kind == "sinusoidal") {
+    scope.keep_table("P", {max_len, dim});  // counted against the run's memory before it exists
     p_ = constant(sinusoidal_table(max_len, dim));
-  else if (kind == "learned")
+  } else if (kind == "learned") {
     p_ = scope.param("P", {max_len, dim}, Init::normal(0.02f));
-  else
+  } else {
     throw std::invalid_argument("positional encoding must be 'sinusoidal' or 'learned', got '" + kind + "'");
+  }
 }
 
 Var PositionalEncoding::table(std::size_t len, std::size_t first) const {

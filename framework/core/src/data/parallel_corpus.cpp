@@ -22,7 +22,8 @@ class ParallelCorpus final : public DatasetSource {
         num_valid_(a.options.get<std::size_t>("num_valid", 0, 0, 100000000)),
         num_steps_(a.options.get<std::size_t>("num_steps", 10, 2, 10000)),
         min_freq_(a.options.get<std::size_t>("min_freq", 2, 1, 1000000)),
-        where_(a.options.where("path")) {
+        where_(a.options.where("path")),
+        rows_where_(first_written(a.options, {"num_train", "num_valid", "num_steps"})) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path_, ec))
       throw SpecError(where_, "dataset file '" + path_ + "' does not exist (option 'path'; a relative path is looked "
@@ -70,10 +71,23 @@ class ParallelCorpus final : public DatasetSource {
     return d;
   }
 
+  // The lines read (a line holds at least "a\tb\n": at most a quarter of the file's bytes are
+  // lines), their tokens as strings (at most 16 bytes of string per byte of text, counting each
+  // token's own 32 bytes), and both sides padded to num_steps as ints.
+  Footprint footprint() const override {
+    std::error_code ec;
+    const double file_bytes = static_cast<double>(std::filesystem::file_size(path_, ec));
+    const double rows = std::min(static_cast<double>(num_train_ + num_valid_), file_bytes / 4);
+    const double text = 16.0 * std::min(file_bytes, rows * 256.0), padded = rows * 2.0 * sizeof(int) * static_cast<double>(num_steps_);
+    return {{"the corpus read: up to " + std::to_string(static_cast<std::size_t>(rows)) + " lines, their tokens and both sides padded to " +
+                 std::to_string(num_steps_) + " steps",
+             text + padded, rows_where_}};
+  }
+
  private:
   std::string path_;
   std::size_t num_train_, num_valid_, num_steps_, min_freq_;
-  std::string where_;
+  std::string where_, rows_where_;
 };
 
 }  // namespace

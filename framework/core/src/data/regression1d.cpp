@@ -58,7 +58,9 @@ class Regression1d final : public DatasetSource {
         n_train_(a.options.get<std::size_t>("n_train", 50, 2, 1000000)),
         x_max_(a.options.get<float>("x_max", 5.0f, 1e-3f, 1e6f)),
         noise_(a.options.get<float>("noise", 0.5f, 0.0f, 1e6f)),
-        test_step_(a.options.get<float>("test_step", 0.1f, 1e-6f, 1e6f)) {
+        test_step_(a.options.get<float>("test_step", 0.1f, 1e-6f, 1e6f)),
+        train_where_(first_written(a.options, {"n_train"})),
+        test_where_(first_written(a.options, {"test_step", "x_max"})) {
     if (a.options.has("points")) {
       if (a.options.has("n_train") || a.options.has("noise"))
         throw SpecError(a.options.where("points"), "option 'points' reads the training points: drop 'n_train' and 'noise'");
@@ -78,7 +80,7 @@ class Regression1d final : public DatasetSource {
     d.x_train = Tensor::from_shape({train.size()});
     d.y_train = Tensor::from_shape({train.size()});
     for (std::size_t i = 0; i < train.size(); ++i) d.x_train(i) = train[i].first, d.y_train(i) = train[i].second;
-    const auto n_test = static_cast<std::size_t>(std::ceil(x_max_ / test_step_ - 1e-6));
+    const std::size_t n_test = test_points();
     d.x_test = Tensor::from_shape({n_test});
     d.y_test = Tensor::from_shape({n_test});
     for (std::size_t i = 0; i < n_test; ++i) {
@@ -88,10 +90,21 @@ class Regression1d final : public DatasetSource {
     return d;
   }
 
+  // x and y of every training point and of the test grid, floats.
+  Footprint footprint() const override {
+    const double point = 2.0 * sizeof(float);
+    return {{"the training points: " + std::to_string(n_train_), point * static_cast<double>(n_train_), train_where_},
+            {"the test grid: x_max / test_step = " + std::to_string(test_points()) + " points", point * static_cast<double>(test_points()),
+             test_where_}};
+  }
+
  private:
+  std::size_t test_points() const { return static_cast<std::size_t>(std::ceil(x_max_ / test_step_ - 1e-6)); }
+
   Function f_;
   std::size_t n_train_;
   float x_max_, noise_, test_step_;
+  std::string train_where_, test_where_;
   std::vector<std::pair<float, float>> points_;  // from option `points`; empty: generated
 };
 

@@ -25,7 +25,9 @@ class SequenceTask final : public DatasetSource {
         max_len_(a.options.get<std::size_t>("max_len", 8, 1, 1000)),
         num_train_(a.options.get<std::size_t>("num_train", 2000, 1, 10000000)),
         num_valid_(a.options.get<std::size_t>("num_valid", 200, 0, 10000000)),
-        num_steps_(a.options.get<std::size_t>("num_steps", 10, 2, 1000)) {
+        num_steps_(a.options.get<std::size_t>("num_steps", 10, 2, 1000)),
+        train_where_(first_written(a.options, {"num_train", "num_steps", "max_len"})),
+        valid_where_(first_written(a.options, {"num_valid", "num_steps", "max_len"})) {
     if (task_ != "copy" && task_ != "reverse" && task_ != "sort" && task_ != "add")
       throw SpecError(a.options.where("task"), "option 'task' must be one of copy, reverse, sort, add; got '" + task_ + "'");
     if (min_len_ > max_len_)
@@ -46,6 +48,17 @@ class SequenceTask final : public DatasetSource {
     d.probe = split(probe_size, probe_rng);
     if (task_ != "add") d.probe.alignment = alignment(d.probe);
     return d;
+  }
+
+  // Per example: source and target padded to num_steps (ints), and while generating, both as
+  // lists of up to max_len digits.
+  Footprint footprint() const override {
+    const double per_example = 2.0 * (sizeof(int) * num_steps_ + sizeof(std::vector<int>) + sizeof(int) * max_len_);
+    const auto part = [&](const char* name, std::size_t n, const std::string& where) {
+      return MemoryUse{std::string("the ") + name + " split: " + std::to_string(n) + " examples of " + std::to_string(num_steps_) +
+                           " steps", per_example * static_cast<double>(n), where};
+    };
+    return {part("training", num_train_, train_where_), part("validation", num_valid_, valid_where_)};
   }
 
  private:
@@ -104,6 +117,7 @@ class SequenceTask final : public DatasetSource {
   static constexpr std::uint64_t probe_seed = 0x70726f6265;  // "probe"
   std::string task_;
   std::size_t min_len_, max_len_, num_train_, num_valid_, num_steps_;
+  std::string train_where_, valid_where_;
 };
 
 }  // namespace

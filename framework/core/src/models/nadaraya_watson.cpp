@@ -33,6 +33,8 @@ class NadarayaWatson final : public Model {
       if (name == "attention.scoring.w" && var.value().size() == 1) learned_w_ = var;
     const std::size_t n = data_.x_train.size();
     // Leave-one-out: row i holds every training point but i.
+    a.params.keep_table("loo_keys", {n, n - 1});
+    a.params.keep_table("loo_values", {n, n - 1});
     loo_keys_ = Tensor::from_shape({n, n - 1, 1});
     loo_values_ = Tensor::from_shape({n, n - 1, 1});
     for (std::size_t i = 0; i < n; ++i)
@@ -41,6 +43,13 @@ class NadarayaWatson final : public Model {
   }
 
   std::size_t train_size() const override { return 1; }  // the whole training set is one batch
+  // The test grid against every training point: scores, weights and their product's inputs.
+  Footprint evaluation_footprint() const override {
+    const double cells = static_cast<double>(data_.x_test.size()) * static_cast<double>(data_.x_train.size());
+    return {{"the test grid's kernel maps: " + std::to_string(data_.x_test.size()) + " test x " +
+                 std::to_string(data_.x_train.size()) + " training points, 4 floats each",
+             cells * 4 * sizeof(float), ""}};
+  }
   bool trainable() const override { return trainable_; }
 
   LossResult loss(const std::vector<std::size_t>&, const TrainingStep&) override {

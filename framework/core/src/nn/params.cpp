@@ -1,5 +1,7 @@
 #include "attnlab/nn/params.hpp"
 
+#include "attnlab/footprint.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -25,6 +27,7 @@ Var ParamStore::add(const std::string& name, Tensor value) {
     throw std::invalid_argument("parameter name '" + name +
                                 "' is not a dotted path of [A-Za-z0-9_] segments");
   if (contains(name)) throw std::invalid_argument("parameter '" + name + "' already exists");
+  kept_ = kept_with("parameter '" + name + "'", shape_of(value), bytes_per_parameter);
   items_.emplace_back(name, leaf(std::move(value)));
   return items_.back().second;
 }
@@ -39,6 +42,20 @@ const Var& ParamStore::get(const std::string& name) const {
   std::string known;
   for (const auto& item : items_) known += (known.empty() ? "" : ", ") + item.first;
   throw std::out_of_range("no parameter '" + name + "'; known: " + (known.empty() ? "(none)" : known));
+}
+
+void ParamStore::keep_table(const std::string& name, const Shape& shape) { kept_ = kept_with("table '" + name + "'", shape, sizeof(float)); }
+
+double ParamStore::kept_with(const std::string& what, const Shape& shape, double bytes_per_element) const {
+  double elements = 1;
+  for (std::size_t n : shape) elements *= static_cast<double>(n);
+  const double after = kept_ + elements * bytes_per_element;
+  if (limit_ > 0 && after > limit_)
+    throw MemoryLimitError("the model's " + what + " of shape " + shape_str(shape) + " takes what it keeps to " +
+                               memory_text(after) + " (parameters with their gradients and Adam's moments, and its tables), " +
+                               "over the run's memory limit of " + memory_text(limit_),
+                           shape);
+  return after;
 }
 
 std::size_t ParamStore::num_values() const {
@@ -68,6 +85,7 @@ void ParamScope::reinitialise(const std::function<bool(const std::string&, const
 }
 
 Var ParamScope::param(const std::string& name, const Shape& shape, const Init& init) const {
+  store_->kept_with("parameter '" + path(name) + "'", shape, ParamStore::bytes_per_parameter);  // before allocating
   return store_->add(path(name), initialised(shape, init, *rng_));
 }
 

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "attnlab/data/vocab.hpp"
+#include "attnlab/footprint.hpp"
 #include "attnlab/options.hpp"
 #include "attnlab/rng.hpp"
 #include "attnlab/tensor.hpp"
@@ -61,6 +62,10 @@ class DatasetSource {
   virtual ~DatasetSource() = default;
   // Generate (from `rng`) or read the data.
   virtual Data load(Rng& rng) const = 0;
+  // The memory load() will take, estimated from the options alone (nothing is read or
+  // generated), each part at the option responsible for it: a run whose data cannot fit is
+  // refused before loading (footprint.hpp). Empty: no estimate.
+  virtual Footprint footprint() const { return {}; }
 };
 
 // A dataset file's path: relative paths are taken from `base_dir` (the spec's directory) when

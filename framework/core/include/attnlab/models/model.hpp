@@ -73,6 +73,10 @@ class Model {
   virtual std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) = 0;
   // False when there is nothing to learn (e.g. Nadaraya-Watson with a fixed kernel).
   virtual bool trainable() const { return true; }
+  // Memory evaluate() and record_attention() take that a training batch does not (a
+  // Nadaraya-Watson model's test grid against every training point), estimated before training
+  // so that a run too big for its memory is refused (footprint.hpp). Empty: nothing beyond it.
+  virtual Footprint evaluation_footprint() const { return {}; }
   // Arrays a picture of this model needs, saved with the run (Nadaraya-Watson: the training
   // points, the test grid, the truth and the prediction). Empty for most models.
   virtual NamedTensors plot_data() { return {}; }

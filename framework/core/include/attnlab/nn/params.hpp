@@ -27,8 +27,21 @@ class ParamStore {
   std::size_t num_values() const;  // total number of scalars
   void zero_grad() const;
 
+  // The memory a model keeps: each parameter's value, gradient and optimizer state (Adam's two
+  // moments), 4 floats an element, plus the constant tables its modules keep (a positional
+  // encoding). With a limit set, a parameter or table that would take it past the limit is
+  // refused before it is allocated (MemoryLimitError naming it, its shape and the total).
+  static constexpr double bytes_per_parameter = 4 * sizeof(float);
+  void limit_kept_bytes(double limit) { limit_ = limit; }
+  double kept_bytes() const { return kept_; }
+  // Counts a table of `shape` floats a module keeps under the name `name` (checked as above).
+  void keep_table(const std::string& name, const Shape& shape);
+  // What is kept once `what` of `shape` is added; throws MemoryLimitError past the limit.
+  double kept_with(const std::string& what, const Shape& shape, double bytes_per_element) const;
+
  private:
   NamedVars items_;
+  double kept_ = 0, limit_ = 0;  // limit 0: none
 };
 
 class ParamScope {
@@ -40,6 +53,9 @@ class ParamScope {
   ParamScope child(const std::string& name) const;
   // Creates parameter `prefix.name` of `shape`, filled by `init` from the run's rng.
   Var param(const std::string& name, const Shape& shape, const Init& init) const;
+  // Tells the store that a module keeps a constant table `prefix.name` of `shape` floats, before
+  // the module allocates it (see ParamStore::keep_table).
+  void keep_table(const std::string& name, const Shape& shape) const { store_->keep_table(path(name), shape); }
   // The full path a name gets in this scope.
   std::string path(const std::string& name) const;
   // Re-draws, with `init`, every parameter under this scope for which select(path, shape) holds
