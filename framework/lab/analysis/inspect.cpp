@@ -1,3 +1,4 @@
+#include "attnlab/data/text.hpp"
 #include "lab/analysis/inspect.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -148,7 +149,7 @@ std::string inspect_run(const std::string& path, const std::string& run) {
       switch (f.attr_type(p, a)) {
         case Hdf5File::AttrType::string:
           v = f.attr_string(p, a);
-          if (v.size() > 60 || v.find('\n') != std::string::npos) v = v.substr(0, std::min(v.find('\n'), std::size_t{60})) + " ...";
+          if (v.size() > 60 || v.find('\n') != std::string::npos) v = utf8_prefix(v.substr(0, v.find('\n')), 60) + " ...";
           break;
         case Hdf5File::AttrType::integer: v = std::to_string(f.attr_long(p, a)); break;
         case Hdf5File::AttrType::real: v = format_number(f.attr_double(p, a)); break;

@@ -1,3 +1,4 @@
+#include "attnlab/data/text.hpp"
 #include "lab/analysis/json_writer.hpp"
 
 #include <cmath>
@@ -39,7 +40,7 @@ JsonWriter& JsonWriter::key(const std::string& name) {
 JsonWriter& JsonWriter::value(const std::string& text) {
   separate();
   out_ += '"';
-  for (const char c : text) {
+  for (const char c : valid_utf8(text)) {
     const auto u = static_cast<unsigned char>(c);
     if (c == '"' || c == '\\') {
       out_ += '\\';

@@ -75,9 +75,9 @@ void check_map(const ResultsReader& file, const AttentionMap& m, const Attention
                                 ", not [layer, head, n_q, n_k] (a damaged file?)");
   const std::size_t layers = m.weights.shape()[0], heads = m.weights.shape()[1];
   if (view.layer && *view.layer >= layers)
-    throw std::invalid_argument("layer " + std::to_string(*view.layer) + " out of range: the " + m.name + " map has " + std::to_string(layers));
+    throw UsageError("layer " + std::to_string(*view.layer) + " out of range: the " + m.name + " map has " + std::to_string(layers));
   if (view.head && *view.head >= heads)
-    throw std::invalid_argument("head " + std::to_string(*view.head) + " out of range: the " + m.name + " map has " + std::to_string(heads));
+    throw UsageError("head " + std::to_string(*view.head) + " out of range: the " + m.name + " map has " + std::to_string(heads));
 }
 
 // The heatmaps of one map the view selects; widens heads_in_row to the heads shown side by side.
@@ -113,7 +113,7 @@ bool has_fit(const ResultsReader& file, const std::string& run) { return file.pl
 std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view) {
   const std::vector<std::string> examples = file.examples(run);
   if (examples.empty() && view.example.empty())
-    throw std::invalid_argument("run '" + run + "' recorded no attention maps (a model without attention?)");
+    throw UsageError("run '" + run + "' recorded no attention maps (a model without attention?)");
   const std::string name = view.example.empty() ? examples[0] : view.example;
   const ExampleAttention example = file.example(run, name);
   std::vector<AttentionMap> maps = example.maps;
@@ -121,7 +121,7 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
     std::vector<std::string> names;
     for (const AttentionMap& m : maps) names.push_back(m.name);
     const auto it = std::find(names.begin(), names.end(), view.map);
-    if (it == names.end()) throw std::invalid_argument(unknown_name_message("attention map", view.map, names));
+    if (it == names.end()) throw UsageError(unknown_name_message("attention map", view.map, names));
     maps = {maps[static_cast<std::size_t>(it - names.begin())]};
   }
   std::string caption = run + ", " + name;
@@ -135,7 +135,7 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
     check_map(file, m, view);
     map_pictures(m, view, pictures, heads_in_row);
   }
-  if (pictures.empty()) throw std::invalid_argument("nothing to draw for that layer/head selection");
+  if (pictures.empty()) throw UsageError("nothing to draw for that layer/head selection");
   return svg::grid(pictures, std::min<std::size_t>(heads_in_row, 4), caption);
 }
 
@@ -170,7 +170,7 @@ std::string curves_picture(const ResultsReader& file, const std::vector<std::str
       if (!values) {
         std::vector<std::string> names;
         for (const auto& kv : history) names.push_back(kv.first);
-        throw std::invalid_argument(unknown_name_message("metric", metrics[i], names) + " (in run '" + run + "')");
+        throw UsageError(unknown_name_message("metric", metrics[i], names) + " (in run '" + run + "')");
       }
       svg::Series s;
       s.name = (runs.size() > 1 ? run + " " : "") + metrics[i];
@@ -189,7 +189,7 @@ namespace {
 
 svg::Chart fit_chart(const ResultsReader& file, const std::string& run) {
   if (!has_fit(file, run))
-    throw std::invalid_argument("run '" + run + "' has no regression fit to plot (only nadaraya_watson runs do)");
+    throw UsageError("run '" + run + "' has no regression fit to plot (only nadaraya_watson runs do)");
   const auto data = [&](const char* name) {
     const auto t = file.plot_data(run, name);
     if (!t) throw std::invalid_argument(file.path() + ": run '" + run + "' has no " + name + " for its fit (a damaged file?)");

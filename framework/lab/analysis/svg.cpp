@@ -1,3 +1,4 @@
+#include "attnlab/data/text.hpp"
 #include "lab/analysis/svg.hpp"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ std::string document(double w, double h, const std::string& body) {
 
 std::string escape(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : valid_utf8(text)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;

@@ -31,12 +31,24 @@ int run_command(const Command& c, const std::vector<std::string>& rest) {
   } catch (const attn::UsageError& e) {
     std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), e.what(), c.usage.c_str());
     return 2;
+  } catch (const attn::SpecError& e) {  // what the user wrote (a spec, --set, a token): exit 2, as for run
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    return 2;
+  } catch (const attn::PluginError& e) {  // a --plugin that does not load
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    return 2;
+  } catch (const attn::RegistryError& e) {
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "attnlab %s: ran out of memory: the machine could not give what this command asked for; "
                          "free memory or give it smaller inputs\n", c.name.c_str());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    return 1;
+  } catch (...) {
+    std::fprintf(stderr, "attnlab %s: an unknown error (a plugin threw something that is not an exception?)\n", c.name.c_str());
     return 1;
   }
 }

@@ -14,10 +14,10 @@ void print_attention(const Translation& t, const std::vector<std::string>& rows,
     if (name == "decoder_self" || name == "encoder_self") continue;  // shown by `attnlab plot` (token x token)
     std::printf("\n  %s attention, layer 0, head 0 of %zu (rows: output tokens, columns: source tokens)\n", name.c_str(), w.shape()[1]);
     std::printf("  %8s", "");
-    for (const auto& c : columns) std::printf(" %6.6s", c.c_str());
+    for (const auto& c : columns) std::printf(" %s", utf8_fit(c, 6).c_str());
     std::printf("\n");
     for (std::size_t q = 0; q < w.shape()[2] && q < rows.size(); ++q) {
-      std::printf("  %8.8s", rows[q].c_str());
+      std::printf("  %s", utf8_fit(rows[q], 8).c_str());
       for (std::size_t k = 0; k < columns.size() && k < w.shape()[3]; ++k) std::printf(" %6.2f", w(0, 0, q, k));
       std::printf("\n");
     }

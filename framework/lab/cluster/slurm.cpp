@@ -163,7 +163,9 @@ int slurm_experiment(const std::string& spec_path, const SlurmOptions& o) {
   if (!sweep) return 2;
   Layout l{"", absolute(sweep->output), absolute(spec_path), this_program(), task_count(sweep->run_ids.size(), o)};
   l.dir = absolute(o.output_dir.empty() ? sweep->output + ".slurm" : o.output_dir);
-  fs::create_directories(l.dir + "/logs");
+  std::error_code ec;
+  fs::create_directories(l.dir + "/logs", ec);
+  if (ec) throw UsageError("cannot make the directory for the job scripts, " + l.dir + "/logs: " + ec.message() + " (--output-dir)");
   const std::vector<std::size_t> todo = unfinished_tasks(l, sweep->run_ids);
   const std::string name = job_name(sweep->name);
   write_script(l.dir + "/array.sbatch", array_script(l, o, name));

@@ -15,10 +15,13 @@ std::string checkpoint_path(const std::string& results_path, const std::string& 
 }
 
 void save_checkpoint(const Trainer& trainer, const RunCheckpoint& checkpoint) {
-  fs::create_directories(fs::path(checkpoint.path).parent_path());
+  std::error_code ec;
+  fs::create_directories(fs::path(checkpoint.path).parent_path(), ec);
+  if (ec) throw FileError("cannot make the checkpoint directory " + fs::path(checkpoint.path).parent_path().string() + ": " + ec.message());
   const std::string partial = checkpoint.path + ".partial";
   write_trainer_state(partial, trainer.state(), checkpoint.config);
-  fs::rename(partial, checkpoint.path);  // atomic: the old checkpoint or the new one, whole
+  fs::rename(partial, checkpoint.path, ec);  // atomic: the old checkpoint or the new one, whole
+  if (ec) throw FileError("cannot put the checkpoint in place as " + checkpoint.path + ": " + ec.message());
 }
 
 std::size_t load_checkpoint(Trainer& trainer, const RunCheckpoint& checkpoint) {

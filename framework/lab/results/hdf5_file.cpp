@@ -1,6 +1,11 @@
 #include "lab/results/hdf5_file.hpp"
 
-#include "lab/file_kind.hpp"
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "attnlab/data/text.hpp"
+#include "attnlab/file_kind.hpp"
 
 #include <H5Cpp.h>
 
@@ -76,6 +81,18 @@ std::string readable(const std::string& library) {
     };
     return "the file is cut short: " + number_after("eof = ") + " of its " + number_after("stored_eof = ") +
            " bytes are there (an interrupted copy, download or write?)";
+  }
+  // "unable to open file: name = 'x', errno = 21, error message = 'Is a directory', flags = 13,
+  // o_flags = 242" and "file write failed: time = ..., errno = 28, ...": the system's reason.
+  const std::size_t at = library.find("errno = ");
+  if (at != std::string::npos) {
+    const int code = std::atoi(library.c_str() + at + 8);
+    const std::string reason = code == ENOSPC   ? "no space left on the device: free some space, or write elsewhere"
+                               : code == EACCES ? "permission denied"
+                               : code == EISDIR ? "this is a directory"
+                               : code == EROFS  ? "the file system is read-only"
+                                                : std::string(std::strerror(code));
+    return (library.rfind("file write failed", 0) == 0 ? "cannot write: " : "") + reason;
   }
   return library;
 }
@@ -193,7 +210,7 @@ H5::FileCreatPropList compact_root() {
 // 512, 1024, 2048... (after a user block); the version is the byte that follows. -1: no signature.
 int superblock_version(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw H5::FileIException("", "no such file, or not readable");
+  if (!f) throw H5::FileIException("", errno == EACCES ? "permission denied" : errno == ENOENT ? "no such file" : std::strerror(errno));
   static constexpr unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   int version = -1;
   for (long offset = 0; version < 0; offset = offset == 0 ? 512 : offset * 2) {
@@ -227,9 +244,10 @@ void write_dataset(H5::H5File& f, const std::string& path, const Shape& shape, c
 }  // namespace
 
 Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
-  if (mode != Mode::create_truncate)
-    if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")
-      throw FileError(path + ": cannot open as an HDF5 file: " + what);
+  // never opened: a FIFO could block, and a device or directory is no results file (a new file
+  // may not exist yet)
+  if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")
+    throw FileError(path + ": cannot open as an HDF5 file: " + what);
   guarded(path, "cannot open as an HDF5 file", [&] {
     if (mode != Mode::create_truncate) require_checksummed_format(path);
     const unsigned flags = mode == Mode::create_truncate ? H5F_ACC_TRUNC
@@ -242,7 +260,13 @@ Hdf5File::Hdf5File(const std::string& path, Mode mode) : path_(path) {
 
 Hdf5File::~Hdf5File() {
   const std::lock_guard<std::recursive_mutex> lock(library_lock());
-  impl_.reset();  // closes the file
+  if (!impl_) return;
+  try {  // closed here, so that a failure is not printed by H5File's own destructor
+    const ErrorHandlerScope scope;
+    impl_->file.close();
+  } catch (const H5::Exception&) {
+  }
+  impl_.reset();
 }
 
 Hdf5File::Hdf5File(Hdf5File&&) noexcept = default;
@@ -315,7 +339,9 @@ void Hdf5File::write(const std::string& path, const IntTensor& t) {
   });
 }
 
-void Hdf5File::write(const std::string& path, const std::vector<std::string>& strings) {
+void Hdf5File::write(const std::string& path, const std::vector<std::string>& texts) {
+  std::vector<std::string> strings;  // the dataset's character set is UTF-8
+  for (const std::string& t : texts) strings.push_back(valid_utf8(t));
   create_group(parent_of(path));
   remove(path);
   guarded(path_, "cannot write " + path, [&] {
@@ -420,7 +446,8 @@ std::vector<std::string> Hdf5File::children(const std::string& group_path) const
   });
 }
 
-void Hdf5File::set_attr(const std::string& object, const std::string& name, const std::string& value) {
+void Hdf5File::set_attr(const std::string& object, const std::string& name, const std::string& text) {
+  const std::string value = valid_utf8(text);  // the attribute's character set is UTF-8
   guarded(path_, "cannot set attribute " + name + " on " + object, [&] {
     with_object(impl_->file, object, [&](H5::H5Object& o) {
       if (o.attrExists(name)) o.removeAttr(name);

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "attnlab/errors.hpp"
+#include "attnlab/footprint.hpp"
+#include "attnlab/file_kind.hpp"
 #include "lab/results/hdf5_file.hpp"
 #include "lab/results/layout.hpp"
 #include "lab/results/results_format.hpp"
@@ -90,6 +92,30 @@ Parts survey(const std::vector<std::string>& parts) {
   return s;
 }
 
+// The output must be a file path in a writable directory (whatever --force says, a directory,
+// FIFO or device is never replaced), on a file system with room for the parts' runs (the merged
+// file is about their sizes together; the file it replaces counts as free).
+void check_output_room(const std::string& output, const std::vector<std::string>& parts) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool exists = fs::exists(output, ec);
+  if (const std::string what = not_a_regular_file(output); exists && !what.empty())
+    throw UsageError("the output " + output + ": " + what + ", not a results file; give a file path");
+  const fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
+  if (!fs::is_directory(dir, ec)) throw UsageError("the output directory '" + dir.string() + "' does not exist");
+  if (access(dir.c_str(), W_OK) != 0) throw UsageError("the output directory '" + dir.string() + "' is not writable: permission denied");
+  double needed = 64 * 1024;
+  const auto size_of = [&](const std::string& path) {  // 0 for a file that is not there (survey() says so)
+    const auto size = fs::file_size(path, ec);
+    return ec ? 0.0 : static_cast<double>(size);
+  };
+  for (const std::string& p : parts) needed += size_of(p);
+  const double free = free_space_for(output) + (exists ? size_of(output) : 0);
+  if (free >= 0 && free < needed)
+    throw UsageError("no space left for the merged file in '" + dir.string() + "': it needs about " + memory_text(needed) +
+                     ", and the file system has " + memory_text(free) + " free; free some space, or write elsewhere");
+}
+
 }  // namespace
 
 MergeResult merge_results(const std::string& output, const std::vector<std::string>& parts, const MergeOptions& options) {
@@ -99,6 +125,8 @@ MergeResult merge_results(const std::string& output, const std::vector<std::stri
   for (const std::string& p : parts)
     if (fs::exists(output, ec) && fs::equivalent(output, p, ec)) throw UsageError("the output " + output + " is also a part; write elsewhere");
   if (fs::exists(output, ec) && !options.force) throw UsageError(output + " already exists; use --force to replace it");
+  check_output_room(output, parts);
+  remove_leftovers(output);
   const Parts s = survey(parts);
   MergeResult result;
   result.planned = s.header.run_order.size();
@@ -117,7 +145,8 @@ MergeResult merge_results(const std::string& output, const std::vector<std::stri
     copy_runs(partial, s.owner);
     const Summary summary = summarize(ResultsReader(partial).runs());  // the reader closes before the writer opens
     write_summary(partial, summary);
-    fs::rename(partial, output);
+    fs::rename(partial, output, ec);
+    if (ec) throw FileError("cannot put the merged file in place as " + output + ": " + ec.message());
   } catch (...) {
     fs::remove(partial, ec);
     throw;

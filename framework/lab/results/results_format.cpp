@@ -5,7 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <functional>
 #include <sstream>
 
 #include "attnlab/suggest.hpp"
@@ -174,7 +179,9 @@ HistoryColumns history_columns(const std::vector<EpochRecord>& history) {
   return columns;
 }
 
-void create_results_file(const std::string& path, const ResultsHeader& h) {
+namespace {
+
+void write_header(const std::string& path, const ResultsHeader& h) {
   Hdf5File f(path, Hdf5File::Mode::create_truncate);
   f.set_attr("/", "format", std::string(results_format_name));
   f.set_attr("/", "format_version", results_format_version);
@@ -191,8 +198,78 @@ void create_results_file(const std::string& path, const ResultsHeader& h) {
   f.create_group(runs_group);
 }
 
-void write_run(const std::string& path, const RunRecord& r) {
-  Hdf5File f(path, Hdf5File::Mode::read_write);
+}  // namespace
+
+// Written under a temporary name and renamed when whole: a file system without room for it
+// leaves no partial file, and the file a --force run replaces stays as it was.
+void create_results_file(const std::string& path, const ResultsHeader& h) {
+  const std::string partial = path + ".creating-" + std::to_string(getpid());
+  try {
+    write_header(partial, h);
+  } catch (...) {
+    std::remove(partial.c_str());
+    throw;
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    std::remove(partial.c_str());
+    throw FileError(path + ": cannot create the results file: " + std::strerror(error));
+  }
+}
+
+
+double record_bytes(const RunRecord& r) {
+  constexpr double per_object = 1024;  // an HDF5 object's header and attributes, generously
+  const double columns = 8.0 + static_cast<double>(r.history.empty() ? 0 : r.history.back().metrics.size() + r.history.back().statistics.size());
+  double bytes = 64 * per_object + sizeof(double) * columns * static_cast<double>(r.history.size());
+  const auto add = [&](const Tensor& t) { bytes += sizeof(float) * static_cast<double>(t.size()) + per_object; };
+  const auto add_examples = [&](const std::vector<ExampleAttention>& examples) {
+    for (const ExampleAttention& ex : examples)
+      for (const AttentionMap& m : ex.maps) add(m.weights), bytes += 16.0 * static_cast<double>(m.queries.size() + m.keys.size());
+  };
+  for (const auto& [name, value] : r.params) add(value);
+  for (const auto& [name, value] : r.plot_data) add(value);
+  add_examples(r.attention);
+  for (const EpochRecord& e : r.history) add_examples(e.snapshot);
+  for (const std::string& token : r.src_vocab) bytes += static_cast<double>(token.size()) + 16;
+  for (const std::string& token : r.tgt_vocab) bytes += static_cast<double>(token.size()) + 16;
+  return bytes;
+}
+
+void update_atomically(const std::string& path, const std::function<void(Hdf5File&)>& change) {
+  namespace fs = std::filesystem;
+  const std::string copy = path + ".writing-" + std::to_string(getpid());
+  try {
+    fs::copy_file(path, copy, fs::copy_options::overwrite_existing);
+    {
+      Hdf5File f(copy, Hdf5File::Mode::read_write);
+      change(f);
+    }  // closed (flushed) before it replaces the file
+    if (std::rename(copy.c_str(), path.c_str()) != 0) throw FileError(path + ": cannot replace it: " + std::strerror(errno));
+  } catch (const fs::filesystem_error& e) {
+    std::remove(copy.c_str());
+    throw FileError(path + ": cannot write: " + (e.code() == std::errc::no_space_on_device ? "no space left on the device" : e.code().message()));
+  } catch (...) {
+    std::remove(copy.c_str());
+    throw;
+  }
+}
+
+void remove_leftovers(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path), dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string(), mine = file.filename().string();
+    for (const char* what : {".writing-", ".creating-", ".merging-"})
+      if (name.rfind(mine + what, 0) == 0 && name.find_first_not_of("0123456789", mine.size() + std::strlen(what)) == std::string::npos)
+        fs::remove(entry.path(), ec);
+  }
+}
+
+namespace {
+
+void write_run_into(Hdf5File& f, const RunRecord& r) {
   const std::string g = group_of(r.id);
   f.remove(g);
   f.create_group(g);
@@ -213,8 +290,7 @@ void write_run(const std::string& path, const RunRecord& r) {
   }
 }
 
-void write_summary(const std::string& path, const Summary& s) {
-  Hdf5File f(path, Hdf5File::Mode::read_write);
+void write_summary_into(Hdf5File& f, const Summary& s) {
   f.remove(summary_group);
   f.create_group(summary_group);
   std::vector<std::string> points;
@@ -242,14 +318,25 @@ void write_summary(const std::string& path, const Summary& s) {
   f.set_attr(summary_group, "table", format_summary(s, TableFormat::text));
 }
 
+}  // namespace
+
+void write_run(const std::string& path, const RunRecord& r) {
+  update_atomically(path, [&](Hdf5File& f) { write_run_into(f, r); });
+}
+
+void write_summary(const std::string& path, const Summary& s) {
+  update_atomically(path, [&](Hdf5File& f) { write_summary_into(f, s); });
+}
+
 std::vector<std::string> add_probes(const std::string& path, const std::string& id, const std::vector<ExampleAttention>& probes) {
   std::size_t next = ResultsReader(path).probes(id).size();
-  Hdf5File f(path, Hdf5File::Mode::read_write);
   std::vector<std::string> names;
-  for (const ExampleAttention& ex : probes) {
-    names.push_back(ResultsReader::probe_name(next++));
-    write_example(f, probes_of(id) + "/" + names.back(), ex);
-  }
+  update_atomically(path, [&](Hdf5File& f) {
+    for (const ExampleAttention& ex : probes) {
+      names.push_back(ResultsReader::probe_name(next++));
+      write_example(f, probes_of(id) + "/" + names.back(), ex);
+    }
+  });
   return names;
 }
 
@@ -391,7 +478,12 @@ std::vector<std::size_t> ResultsReader::snapshot_epochs(const std::string& id) c
   const std::string g = history_of(known(id)) + "/" + history_snapshots;
   std::vector<std::size_t> epochs;
   if (file_.exists(g))
-    for (const std::string& name : file_.children(g)) epochs.push_back(std::stoul(name.substr(name.find('_') + 1)));
+    for (const std::string& name : file_.children(g)) {
+      const std::string digits = name.rfind("epoch_", 0) == 0 ? name.substr(6) : "";
+      if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+        throw FileError(file_.path() + ": " + g + "/" + name + " is not a snapshot group epoch_N (a damaged or foreign file)");
+      epochs.push_back(std::stoul(digits));
+    }
   std::sort(epochs.begin(), epochs.end());
   return epochs;
 }

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,18 @@ using HistoryColumns = std::vector<std::pair<std::string, std::vector<double>>>;
 HistoryColumns history_columns(const std::vector<EpochRecord>& history);
 
 // ---- writing ----
+// About how many bytes write_run will add to a file for `run` (its arrays, and HDF5's objects),
+// so that a run is not half written to a file system without room for it.
+double record_bytes(const RunRecord& run);
 void create_results_file(const std::string& path, const ResultsHeader& header);  // a new file
+// Every change to an existing results file goes through update_atomically: the change is made
+// to a copy (PATH.writing-<pid>), which then replaces the file, so that a kill at any moment
+// leaves the file as it was or as changed, never damaged (HDF5 is not safe against a kill in the
+// middle of a write: the next open says `addr overflow`).
+void update_atomically(const std::string& path, const std::function<void(Hdf5File&)>& change);
+// Removes the temporary files (PATH.writing-<pid>, PATH.creating-<pid>, PATH.merging-<pid>) a
+// killed writer left.
+void remove_leftovers(const std::string& path);
 void write_run(const std::string& path, const RunRecord& run);  // replaces a run of that id
 void write_summary(const std::string& path, const Summary& summary);
 // Adds inputs a user typed (`attnlab probe`) to run `id` as probe_<n> (after the ones there),

@@ -170,11 +170,13 @@ void check_model_takes_training(const RunPlan& plan, const Model& model, std::ve
 
 }  // namespace
 
-std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries, const MemoryLimit& limit) {
+std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries, const MemoryLimit& limit,
+                                      double* results_bytes) {
   std::vector<Diagnostic> found;
   for (const RunPlan& plan : spec.runs) {  // every sweep point, built as its run builds it
     try {
       const auto parts = build_run(plan, registries, spec.directory, limit);
+      if (results_bytes) *results_bytes += sizeof(float) * static_cast<double>(parts->params.num_values()) + 64 * 1024.0;
       check_training_fits(plan, *parts->model, parts->data_bytes, parts->params.kept_bytes(), limit, found);
       make_plugin(registries.optimizers, plan.training.optimizer,
                   OptimizerArgs{plan.training.optimizer.options, parts->params.items()});

@@ -47,6 +47,9 @@ RunRecord execute_run(const RunPlan& plan, const Registries& registries, const s
 // Every problem the plugins find in the runs of a spec (unknown plugin names, bad or unknown
 // options, missing files, metrics early stopping cannot watch, runs that would not fit in
 // `limit`), each once, with its location.
-std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries, const MemoryLimit& limit = {});
+// `results_bytes`, when given, receives about what the runs' results will take in the file
+// (their parameters, and a margin for maps and history).
+std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries, const MemoryLimit& limit = {},
+                                      double* results_bytes = nullptr);
 
 }  // namespace attn

@@ -23,6 +23,7 @@
 #include "lab/runner/run.hpp"
 #include "attnlab/plugin_loader.hpp"
 #include "lab/builtins.hpp"
+#include "attnlab/file_kind.hpp"
 
 namespace attn {
 namespace {
@@ -46,6 +47,7 @@ struct Prepared {
   Registries registries;
   std::string output;
   MemoryLimit memory;  // what each run may use
+  double results_bytes = 0;  // about what the runs will write
 };
 
 int thread_count(const RunnerOptions& options) {
@@ -85,7 +87,7 @@ std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOpti
     }
   }
   p->memory = memory_limit(options, p->spec.runs.size());
-  if (diags.empty()) diags = validate_runs(p->spec, p->registries, p->memory);
+  if (diags.empty()) diags = validate_runs(p->spec, p->registries, p->memory, &p->results_bytes);
   p->output = options.output ? *options.output : p->spec.output;
   if (!diags.empty()) return nullptr;
   return p;
@@ -112,11 +114,28 @@ std::optional<std::string> output_problem(const std::string& path, const RunnerO
     std::remove(probe.c_str());
   }
   const bool exists = fs::exists(path, ec);
+  if (const std::string what = not_a_regular_file(path); exists && !what.empty())
+    return "the output '" + path + "': " + what + ", not a results file; choose a file path with --output";
+  if (const std::string what = not_a_regular_file(checkpoint_directory(path)); what != "no such file" && what != "this is a directory")
+    return "'" + checkpoint_directory(path) + "' (where the runs' checkpoints go): " + (what.empty() ? "a file, not a directory" : what) +
+           "; move it away";
   if (o.resume && !exists) return "--resume: '" + path + "' does not exist (run without --resume to start)";
   if (!o.resume && exists && !o.force)
     return "'" + path + "' already exists; use --force to overwrite it or --resume to complete the sweep it holds";
   if (exists && access(path.c_str(), W_OK) != 0) return "'" + path + "' is not writable";
   return std::nullopt;
+}
+
+// Room for the results: about what the runs will write, against the space free on the output's
+// file system (plus the file a --force run replaces).
+std::optional<std::string> space_problem(const Prepared& p, const RunnerOptions& o) {
+  std::error_code ec;
+  const auto replaced = o.force ? std::filesystem::file_size(p.output, ec) : 0;
+  const double free = free_space_for(p.output) + (ec ? 0 : static_cast<double>(replaced));
+  const double needed = o.resume ? 0 : p.results_bytes;  // resuming: each run is checked as it is written
+  if (free < 0 || free >= needed + 64 * 1024) return std::nullopt;
+  return "no space left for the results in '" + p.output + "': they need about " + memory_text(needed + 64 * 1024) +
+         ", and its file system has " + memory_text(free) + " free; free some space, or write elsewhere with --output";
 }
 
 struct Finished {
@@ -130,6 +149,7 @@ struct Finished {
 std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& options, const std::string& spec_path,
                                     std::set<std::string>& done, std::size_t& kept_failures) {
   try {
+    remove_leftovers(p.output);  // a killed run's unfinished copy
     const ResultsReader existing(p.output);
     if (existing.header().spec != p.spec.text) {
       std::fprintf(stderr, "attnlab run: --resume: '%s' was written by a different spec than %s; "
@@ -163,6 +183,7 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
 // A new sweep: an empty results file (and no checkpoints of an earlier sweep into it).
 std::optional<int> start_results_file(const Prepared& p, const RunnerOptions& options) {
   try {
+    remove_leftovers(p.output);
     remove_checkpoints(p.output);
     ResultsHeader header{p.spec.text, p.spec.path, p.spec.name, p.spec.runs.size(), {}, "", "", "", results_format_version};
     for (const RunPlan& r : p.spec.runs) header.run_order.push_back(r.id);
@@ -190,6 +211,19 @@ std::string finished_note(const RunRecord& r) {
   return note;
 }
 
+// Writes a run if its file system has room for it (never half a run: a file without room keeps
+// the runs written before, complete, for --resume).
+void write_run_with_room(const std::string& output, const RunRecord& r) {
+  std::error_code ec;
+  const auto file = std::filesystem::file_size(output, ec);  // the run is written to a copy of the file (update_atomically)
+  const double free = free_space_for(output), needed = record_bytes(r) + 64 * 1024 + (ec ? 0 : static_cast<double>(file));
+  if (free >= 0 && free < needed)
+    throw FileError("no space left on the file system of '" + output + "': run '" + r.id + "' needs about " + memory_text(needed) +
+                    ", " + memory_text(free) + " are free. The file keeps the runs written before; free some space and "
+                    "complete the sweep with --resume");
+  write_run(output, r);
+}
+
 // Runs `todo` in parallel, one writer thread saving each as it ends. Returns the runs that did
 // not succeed; `write_error` is set when the results file could not be written.
 std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const std::vector<const RunPlan*>& todo,
@@ -207,8 +241,8 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
       ++written;
       const RunRecord& r = f->record;
       if (!succeeded(r.status)) ++failures;
-      try {
-        write_run(p.output, r);
+      try {  // after a write error, nothing more is written: the file keeps the runs written before it
+        if (write_error.empty()) write_run_with_room(p.output, r);
         if (r.status != RunStatus::interrupted) remove_checkpoint(p.output, r.id);  // --resume continues the others
       } catch (const std::exception& e) {
         write_error = e.what();
@@ -279,7 +313,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return 2;
   const Spec& spec = p->spec;
-  if (const auto problem = output_problem(p->output, options)) {
+  if (auto problem = output_problem(p->output, options); problem || (problem = space_problem(*p, options))) {
     std::fprintf(stderr, "attnlab run: %s\nNothing was run or written.\n", problem->c_str());
     return 2;
   }

@@ -2,6 +2,7 @@
 // written, the sweep section into axes, then the --set overrides applied on top.
 #include <algorithm>
 
+#include "attnlab/data/text.hpp"
 #include "lab/spec/stages.hpp"
 
 namespace attn {
@@ -118,6 +119,11 @@ void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diag
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
     diags.push_back({set_origin + text, "expected key=value, e.g. --set training.epochs=5"});
+    return;
+  }
+  if (const auto bad = invalid_utf8_at(text)) {
+    diags.push_back({set_origin + valid_utf8(text), "not valid UTF-8 at byte " + std::to_string(*bad + 1) +
+                                                        "; write --set values in UTF-8, as the spec is"});
     return;
   }
   const std::string key = text.substr(0, eq);

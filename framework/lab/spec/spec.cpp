@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "lab/file_kind.hpp"
+#include "attnlab/file_kind.hpp"
 #include "lab/spec/stages.hpp"
 #include "lab/spec/text_checks.hpp"
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attnlab/errors.hpp"
@@ -89,9 +90,13 @@ T Options::get(const std::string& key, T fallback) const {
 template <class T>
 T Options::get(const std::string& key, T fallback, T min, T max) const {
   const T v = get<T>(key, fallback);
-  if (v < min || v > max)
-    throw SpecError(where(key), "option '" + key + "' must be in [" + option_text(min) + ", " +
-                                      option_text(max) + "], got " + option_text(v));
+  if (v < min || v > max) {
+    const auto text = [](T x) {  // integers as integers (10000000, not 1e+07)
+      if constexpr (std::is_integral_v<T>) return std::to_string(x);
+      else return option_text(static_cast<double>(x));
+    };
+    throw SpecError(where(key), "option '" + key + "' must be in [" + text(min) + ", " + text(max) + "], got " + text(v));
+  }
   return v;
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "attnlab/data/dataset.hpp"
+#include "attnlab/file_kind.hpp"
 #include "attnlab/registry.hpp"
 #include "attnlab/data/text.hpp"
 
@@ -24,10 +25,11 @@ class ParallelCorpus final : public DatasetSource {
         min_freq_(a.options.get<std::size_t>("min_freq", 2, 1, 1000000)),
         where_(a.options.where("path")),
         rows_where_(first_written(a.options, {"num_train", "num_valid", "num_steps"})) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path_, ec))
+    if (const std::string what = not_a_regular_file(path_); what == "no such file")
       throw SpecError(where_, "dataset file '" + path_ + "' does not exist (option 'path'; a relative path is looked "
                                 "for in the spec's directory, then in the current directory)");
+    else if (!what.empty())
+      throw SpecError(where_, "dataset file '" + path_ + "': " + what + ", not a text file (option 'path')");
   }
 
   Data load(Rng&) const override {

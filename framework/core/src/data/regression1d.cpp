@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "attnlab/data/dataset.hpp"
+#include "attnlab/file_kind.hpp"
 #include "attnlab/registry.hpp"
 
 namespace attn {
@@ -30,6 +31,8 @@ Function function_named(const Options& o) {
 
 // "x y" per line; '#' starts a comment. At least two points.
 std::vector<std::pair<float, float>> read_points(const std::string& path, const std::string& where) {
+  if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")  // a FIFO is never opened
+    throw SpecError(where, "points file '" + path + "': " + what + ", not a text file (option 'points')");
   std::ifstream in(path);
   if (!in)
     throw SpecError(where, "points file '" + path + "' cannot be read (option 'points'; relative paths are "

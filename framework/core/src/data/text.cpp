@@ -72,6 +72,37 @@ std::optional<std::size_t> invalid_utf8_at(const std::string& s) {
   return std::nullopt;
 }
 
+std::string valid_utf8(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto bad = invalid_utf8_at(s.substr(i));
+    const std::size_t good = bad ? *bad : s.size() - i;
+    out.append(s, i, good);
+    i += good;
+    if (bad) out += "\xEF\xBF\xBD", ++i;  // U+FFFD for the byte that starts no character
+  }
+  return out;
+}
+
+std::string utf8_prefix(const std::string& s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  std::size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;  // back to a character's first byte
+  return s.substr(0, end);
+}
+
+std::string utf8_fit(const std::string& s, std::size_t width) {
+  std::string out;
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < s.size() && chars < width; ++chars) {
+    std::size_t n = 1;
+    while (i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) ++n;
+    out.append(s, i, n);
+    i += n;
+  }
+  return out + std::string(width - chars, ' ');
+}
+
 std::string preprocess_nmt(const std::string& line) {
   std::vector<char32_t> text = decode(line);
   for (char32_t& c : text) c = (c == 0x202F || c == 0xA0) ? U' ' : lower(c);

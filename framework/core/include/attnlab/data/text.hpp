@@ -12,6 +12,13 @@ namespace attn {
 
 // The byte offset of the first invalid UTF-8 sequence, or nothing when `s` is valid.
 std::optional<std::size_t> invalid_utf8_at(const std::string& s);
+// `s` with every byte that does not start a valid UTF-8 sequence replaced by U+FFFD: what is
+// written as UTF-8 (HDF5 strings, the report) is valid UTF-8 whatever a file name held.
+std::string valid_utf8(const std::string& s);
+// The longest prefix of `s` of at most `max_bytes` bytes that does not cut a character.
+std::string utf8_prefix(const std::string& s, std::size_t max_bytes);
+// `s` cut or padded with spaces to `width` characters (code points), for tables of tokens.
+std::string utf8_fit(const std::string& s, std::size_t width);
 // d2l's preprocessing of one (valid UTF-8) line.
 std::string preprocess_nmt(const std::string& line);
 

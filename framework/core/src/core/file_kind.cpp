@@ -1,4 +1,6 @@
-#include "lab/file_kind.hpp"
+#include "attnlab/file_kind.hpp"
+
+#include <sys/statvfs.h>
 
 #include <filesystem>
 
@@ -16,6 +18,13 @@ std::string not_a_regular_file(const std::string& path) {
   if (fs::is_block_file(st) || fs::is_character_file(st)) return "this is a device";
   if (!fs::is_regular_file(st)) return "this is not a regular file";
   return "";
+}
+
+double free_space_for(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  struct statvfs fs {};
+  if (statvfs(parent.empty() ? "." : parent.c_str(), &fs) != 0) return -1;
+  return static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
 }
 
 }  // namespace attn

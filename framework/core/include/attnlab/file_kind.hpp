@@ -1,0 +1,17 @@
+// What a path the user gave is, when it is not a regular file: "this is a directory", "this is
+// a FIFO (named pipe)", ... or "" for a regular file. Asked before opening a spec, a data file,
+// a results file or a checkpoint, so that a FIFO is never opened (that could block forever)
+// and a directory or device is named as what it is.
+#pragma once
+
+#include <string>
+
+namespace attn {
+
+std::string not_a_regular_file(const std::string& path);
+
+// The bytes free for an unprivileged writer on the file system that holds `path` (a file that
+// may not exist yet: its directory is asked); -1 when it cannot be told.
+double free_space_for(const std::string& path);
+
+}  // namespace attn
