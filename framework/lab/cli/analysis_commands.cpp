@@ -1,4 +1,8 @@
 // `attnlab inspect`, `attnlab plot` and `attnlab report`: looking at a results file.
+#include "attnlab/file_kind.hpp"
+#include <cstring>
+#include <cerrno>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -18,14 +22,24 @@ const std::string& results_path(const Arguments& a) {
 }
 
 // Writes `text` to `path` whole (a temporary file renamed into place: nothing half-written).
+// Written under a temporary name and renamed when whole. An output that exists and is not a
+// file (a directory, a FIFO, a device) is refused: it is never opened or replaced.
 void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
+  if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")
+    throw UsageError("the output " + path + ": " + what + ", not a file; give a file path with -o");
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  errno = 0;
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;
-    if (!out) throw std::runtime_error("cannot write '" + path + "' (is the directory there and writable?)");
+    out.flush();
+    if (out && std::rename(tmp.c_str(), path.c_str()) == 0) return;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot write '" + path + "'");
+  const int error = errno;
+  std::remove(tmp.c_str());
+  throw FileError("cannot write '" + path + "': " + (error == ENOSPC ? "no space left on the device"
+                                                     : error ? std::strerror(error)
+                                                             : "is the directory there and writable?"));
 }
 
 // PNG beside an SVG when Debian's rsvg-convert (librsvg2-bin) is installed.

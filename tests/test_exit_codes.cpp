@@ -1,0 +1,115 @@
+// One exit-code table for every command (docs/running-experiments.md, "Exit codes"): the same
+// situation gives the same code whichever command meets it; outputs that are not files are
+// refused before any work; what attnlab writes as UTF-8 is valid UTF-8 (issue 17, points 3, 5, 6).
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "attnlab/data/text.hpp"
+#include "test_support.hpp"
+
+using attn::test::attnlab_exe;
+using attn::test::command_output;
+using attn::test::source_root;
+using attn::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+attn::test::CommandOutput attnlab(const std::string& args) {
+  return command_output("timeout 60 " + attnlab_exe + " " + args + " 2>&1");
+}
+
+const std::string tiny = source_root + "/tests/specs/good/tiny-sweep.yaml";
+
+// A trained tiny sweep (4 runs, 1 epoch), shared by the cases below.
+const std::string& results() {
+  static TempDir dir("attnlab-exit-codes");
+  static const std::string path = [] {
+    const std::string p = dir / "r.h5";
+    REQUIRE(attnlab("run " + tiny + " --set training.epochs=1 --output " + p).status == 0);
+    return p;
+  }();
+  return path;
+}
+
+void expect(const std::string& args, int code, const std::string& says) {
+  const auto r = attnlab(args);
+  INFO("attnlab " << args << "\n" << r.text);
+  CHECK(r.status == code);
+  CHECK_THAT(r.text, Catch::Contains(says));
+}
+
+}  // namespace
+
+TEST_CASE("a name the user typed that the file does not hold is exit 2 in every command", "[exit-codes]") {
+  const std::string& r = results();
+  expect("inspect " + r + " --run nope", 2, "unknown run 'nope'");
+  expect("translate " + r + " --run nope 1 2", 2, "unknown run 'nope'");
+  expect("probe " + r + " --run nope 1 2", 2, "unknown run 'nope'");
+  expect("plot " + r + " --run nope --attention", 2, "unknown run 'nope'");
+  expect("plot " + r + " --run scoring-dot_seed-1 --attention --map nope", 2, "unknown attention map 'nope'");
+  expect("plot " + r + " --run scoring-dot_seed-1 --curves --metric nope", 2, "unknown metric 'nope'");
+  expect("plot " + r + " --run scoring-dot_seed-1 --attention --layer 7", 2, "layer 7 out of range");
+  expect("plot " + r + " --run scoring-dot_seed-1 --fit", 2, "only nadaraya_watson runs do");
+  expect("translate " + r + " --run scoring-dot_seed-1 x", 2, "not in the vocabulary");
+}
+
+TEST_CASE("a file that cannot be read is exit 1 in every reading command; a plugin that does not load is 2", "[exit-codes]") {
+  TempDir tmp("attnlab-exit-codes");
+  std::ofstream(tmp / "text.h5") << "not a results file";
+  for (const char* command : {"inspect", "compare", "report", "plot"}) expect(std::string(command) + " " + tmp / "text.h5", 1, "text.h5");
+  expect("translate " + tmp / "text.h5" + " 1 2", 1, "text.h5");
+  const std::string missing_plugin = "--plugin " + tmp / "nope.so";
+  expect("validate " + tiny + " " + missing_plugin, 2, "nope.so");
+  expect("plugins " + missing_plugin, 2, "nope.so");
+  expect("translate " + results() + " --run scoring-dot_seed-1 " + missing_plugin + " 1 2", 2, "nope.so");
+}
+
+TEST_CASE("an output that is a directory or a FIFO is refused before any work, even with --force", "[exit-codes][faults]") {
+  TempDir tmp("attnlab-exit-codes");
+  for (const char* out : {"dir.h5", "dir.html", "dir.svg"}) fs::create_directory(tmp / out);
+  for (const char* out : {"fifo.h5", "fifo.html", "fifo.svg"}) REQUIRE(mkfifo((tmp / out).c_str(), 0644) == 0);
+  for (const std::string kind : {"dir", "fifo"}) {
+    const std::string what = kind == "dir" ? "this is a directory" : "this is a FIFO";
+    expect("run " + tiny + " --set training.epochs=1 --force --output " + tmp / (kind + ".h5"), 2, what);
+    expect("merge " + tmp / (kind + ".h5") + " " + results() + " --force --allow-missing", 2, what);
+    expect("report " + results() + " -o " + tmp / (kind + ".html"), 2, what);
+    expect("plot " + results() + " --curves -o " + tmp / (kind + ".svg"), 2, what);
+    CHECK(fs::is_directory(tmp / "dir.h5"));
+    CHECK(fs::is_fifo(tmp / "fifo.h5"));
+  }
+  CHECK(fs::is_fifo(tmp / "fifo.html"));
+  std::size_t files = 0;  // nothing else was left there
+  for (const auto& e : fs::directory_iterator(tmp.path)) files += e.is_regular_file();
+  CHECK(files == 0);
+}
+
+TEST_CASE("what attnlab writes as UTF-8 is valid UTF-8; --set values must be UTF-8", "[exit-codes][utf8]") {
+  using attn::valid_utf8;
+  CHECK(valid_utf8("café") == "café");
+  CHECK(valid_utf8("caf\xc3") == "caf\xEF\xBF\xBD");             // a cut two-byte sequence
+  CHECK(valid_utf8("bad\xe9name") == "bad\xEF\xBF\xBDname");     // Latin-1
+  CHECK_FALSE(attn::invalid_utf8_at(valid_utf8("\xff\xfe\xed\xa0\x80 ok")));
+  CHECK(attn::utf8_prefix("ééé", 5) == "éé");                     // never half a character
+  CHECK(attn::utf8_prefix("abc", 5) == "abc");
+  CHECK(attn::utf8_fit("aéé", 5) == "aéé  ");
+  CHECK(attn::utf8_fit("éééééé", 3) == "ééé");
+  expect("validate " + tiny + " --set \"$(printf 'name=caf\\303')\"", 2, "not valid UTF-8 at byte 9");
+  // a spec whose file name is not UTF-8: its name (the file's stem) is stored as valid UTF-8
+  TempDir tmp("attnlab-exit-codes");
+  const std::string odd = tmp / "bad\xe9name.yaml";
+  fs::copy_file(tiny, odd);
+  REQUIRE(attnlab("run '" + odd + "' --set training.epochs=1 --set 'sweep.seed=[1]' --set 'sweep.model.attention.scoring=[dot]' --output " + tmp / "o.h5").status == 0);
+  const auto path = command_output("/usr/bin/python3 -c \"import h5py, sys; print(h5py.File(sys.argv[1])['/'].attrs['spec_path'].decode('utf-8'))\" " +
+                                   tmp / "o.h5");  // strict decoding: it fails on invalid UTF-8
+  CHECK(path.text == valid_utf8(odd) + "\n");
+  CHECK_THAT(path.text, Catch::Contains("bad\uFFFDname.yaml"));
+  REQUIRE(attnlab("report " + tmp / "o.h5" + " -o " + tmp / "o.html").status == 0);
+  std::ifstream page(tmp / "o.html", std::ios::binary);
+  const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  CHECK_FALSE(attn::invalid_utf8_at(html));
+}
