@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include "attnlab/registries.hpp"
 
 using namespace attn;
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -83,7 +86,14 @@ TEST_CASE("corpus errors name the file and line", "[data][corpus][errors]") {
   const std::string short_file = temp_file("Go.\tVa !\n");
   CHECK_THROWS_WITH(load("parallel_corpus", {{"path", short_file}, {"num_train", "5"}}),
                     Catch::Contains("has 1 lines, but num_train + num_valid = 5"));
-  for (const auto& f : {empty, no_tab, bad_utf8, short_file}) std::remove(f.c_str());
+  const std::string nul = temp_file(std::string("Go.\tVa !\nHi.\tSa\0lut !\n", 22));  // a NUL would be cut where tokens are stored
+  CHECK_THROWS_WITH(load("parallel_corpus", {{"path", nul}, {"num_train", "2"}}),
+                    nul + ":2:7: a control character (a NUL, or another byte below a space): the corpus holds text only");
+  const std::string dir = fs::temp_directory_path() / ("attnlab-corpus-dir-" + std::to_string(getpid()));
+  fs::create_directory(dir);
+  CHECK_THROWS_WITH(load("parallel_corpus", {{"path", dir}}), Catch::Contains("this is a directory, not a text file"));
+  fs::remove(dir);
+  for (const auto& f : {empty, no_tab, bad_utf8, short_file, nul}) std::remove(f.c_str());
 }
 
 TEST_CASE("sequence tasks: reverse, copy, sort and add are what they say", "[data][tasks]") {

@@ -116,9 +116,9 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (!stalled && WIFEXITED(status) && WEXITSTATUS(status) != crashed_in_hdf5) return WEXITSTATUS(status);
-  std::string file;
+  std::string file;  // the results file the command read: the first argument that is an existing path
   for (const std::string& a : rest)
-    if (!a.empty() && a[0] != '-') { file = a; break; }
+    if (!a.empty() && a[0] != '-' && access(a.c_str(), F_OK) == 0) { file = a; break; }
   if (stalled)
     std::fprintf(stderr,
                  "attnlab %s: %s: reading took longer than %g s and was stopped: a damaged file, or a file system "

@@ -27,7 +27,7 @@ std::vector<std::string> decoding_overrides(const Arguments& a) {
 std::string chosen_run(const ResultsReader& file, const Arguments& a) {
   const std::vector<std::string> ids = file.run_ids();
   const std::string id = a.value("--run", ids.size() == 1 ? ids[0] : "");
-  if (id.empty()) throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab compare lists them)");
+  if (id.empty()) throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab inspect lists them)");
   return id;
 }
 

@@ -1,6 +1,9 @@
 #include "lab/spec/text_checks.hpp"
 
+#include "attnlab/data/text.hpp"
+
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <vector>
 
@@ -14,15 +17,12 @@ std::string position(const std::string& path, const std::string& text, std::size
   return path + ":" + std::to_string(line) + ":" + std::to_string(offset - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
-// The offset of the first byte that is not part of valid UTF-8, or npos.
-std::size_t first_invalid_utf8(const std::string& text) {
-  for (std::size_t i = 0; i < text.size();) {
+// The offset of the first control character other than tab, CR and LF (a NUL would be cut off
+// where the spec is stored), or npos.
+std::size_t first_control_character(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > text.size() || (n == 2 && c < 0xC2)) return i;
-    for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return i;
-    i += n;
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return i;
   }
   return std::string::npos;
 }
@@ -119,9 +119,15 @@ Scan scan_indentation(const std::string& text) {
 }  // namespace
 
 std::optional<Diagnostic> check_spec_text(const std::string& text, const std::string& path) {
-  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos)
-    return Diagnostic{position(path, text, bad),
+  if (const auto bad = invalid_utf8_at(text))
+    return Diagnostic{position(path, text, *bad),
                       "the spec is not valid UTF-8 here (a byte of another encoding, e.g. Latin-1?); save it as UTF-8"};
+  if (const std::size_t bad = first_control_character(text); bad != std::string::npos) {
+    char code[8];
+    std::snprintf(code, sizeof code, "%02X", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+    return Diagnostic{position(path, text, bad), std::string("a control character (U+00") + code +
+                                                     ") here: a spec holds text only; remove it (a file of another kind given as the spec?)"};
+  }
   for (const Scan& s : {scan_delimiters(text), scan_indentation(text)})
     if (s.at != std::string::npos) return Diagnostic{position(path, text, s.at), s.what};
   return std::nullopt;
@@ -138,6 +144,11 @@ std::string yaml_error_in_words(const std::string& message) {
       {"end of map flow not found", "a '{' mapping is not closed with '}'"},
       {"unknown escape character", "an unknown escape (\\) in a double-quoted value: write \\\\ for a backslash, or use single quotes"},
       {"bad file", "the YAML cannot be read from here"},
+      {"invalid unicode", "a \\u or \\U escape that is not a character (a surrogate, or beyond U+10FFFF): write the character itself"},
+      {"the referenced anchor is not defined", "an alias (*name) of an anchor (&name) that is not defined above it"},
+      {"end of verbatim tag not found", "a tag '!<...' that is not closed with '>'"},
+      {"found character that cannot start any token", "a character no YAML value can start with here (a tab? indent with spaces; "
+                                                      "or quote the value)"},
   };
   for (const auto& [yaml, said] : words)
     if (message.rfind(yaml, 0) == 0) return said;

@@ -1,5 +1,7 @@
 #include "attnlab/plugin_loader.hpp"
 
+#include "attnlab/file_kind.hpp"
+
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -16,6 +18,7 @@ namespace {
 // Why dlopen refused a file, in words (Boost.DLL only says "Bad file descriptor").
 std::string why_not_loadable(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
+  if (!in) return "permission denied (it cannot be read)";
   char magic[4] = {};
   in.read(magic, 4);
   if (in.gcount() < 4 || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F')
@@ -47,9 +50,8 @@ void load_plugin(const std::string& path_text, Registries& registries) {
   namespace fs = std::filesystem;
   const fs::path path(path_text);
   const std::string who = "plugin '" + path_text + "'";
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw PluginError(who + ": no such file");
-  if (!fs::is_regular_file(path, ec)) throw PluginError(who + ": not a regular file");
+  if (const std::string what = not_a_regular_file(path_text); !what.empty())  // "no such file", "this is a directory", ...
+    throw PluginError(who + ": " + what + (what == "no such file" || what == "permission denied" ? "" : ", not a shared library"));
 
   auto library = std::make_shared<boost::dll::shared_library>();
   std::error_code load_error;
