@@ -2,6 +2,17 @@
 // projections without bias), FFN 256 -> 1024 -> 256 with ReLU, dropout 0. X ~ N(0, 1) plus the
 // sinusoidal positional encoding; one iteration = forward and backward of sum(output) to every
 // parameter and to X. Batch 16, sequence lengths 128 and 512.
+//
+// The GEMM-bound limit (issue 16): the block's matrix products, for B sequences of n tokens
+// (N = B n), model size d, FFN size f, counted as 2mnk each:
+//   forward F = 2N(4d^2 + 2df) + 4Bn^2 d
+//     (Q, K, V and the output projection: 4 products N x d x d; the FFN's two: N x d x f and
+//      N x f x d; the scores and the weighted values: B h products n x n x p each, h p = d)
+//   forward + backward = 3F (the backward has two products per forward product)
+// fraction_of_gemm_limit = 3F / (time x R), R the single-thread cblas_sgemm rate of a
+// 512 x 512 x 512 product measured in the same run (as `attnlab-bench gemm` reports it). The
+// softmax, layer norms, residual adds and ReLU (O(N d) and O(B h n^2) element operations) are
+// not counted: the limit is what the products alone would take at sgemm's rate.
 #include <cstdio>
 
 #include "lab/builtins.hpp"
@@ -18,7 +29,9 @@ std::string run_w3(const Args& args) {
   register_builtins(registries);
   Rng rng(args.seed);
   const TransformerBlockConfig config;  // its defaults are W3's sizes
-  std::string out = "{\"workload\": \"W3\", \"threads\": " + std::to_string(args.threads) + ", \"results\": [";
+  const double rate = sgemm_gflops(512, 512, 512, 50);  // GFLOP/s
+  std::string out = "{\"workload\": \"W3\", \"threads\": " + std::to_string(args.threads) + ", \"sgemm_gflops\": " +
+                    std::to_string(rate) + ", \"results\": [";
   for (const std::size_t length : {128, 512}) {
     ParamStore store;
     const ParamScope scope(store, rng);
@@ -30,9 +43,16 @@ std::string run_w3(const Args& args) {
       store.zero_grad();
       sum(block(positional(x, ForwardContext::evaluation()), std::nullopt, ForwardContext::evaluation())).backward();
     }, 3, 20);
-    std::fprintf(stderr, "W3 length %zu: %.1f ms\n", length, us / 1000);
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "%s{\"length\": %zu, \"median_ms\": %.3f}", length == 128 ? "" : ", ", length, us / 1000);
+    const double batch = 16, n = static_cast<double>(length), d = static_cast<double>(config.d_model),
+                 f = static_cast<double>(config.ffn_hidden);
+    const double flops = 3 * (2 * batch * n * (4 * d * d + 2 * d * f) + 4 * batch * n * n * d);
+    const double gflops = flops / us / 1e3, fraction = gflops / rate;
+    std::fprintf(stderr, "W3 length %zu: %.1f ms, %.2f GFLOP (3F), %.1f GFLOP/s = %.3f of sgemm's %.1f GFLOP/s\n", length,
+                 us / 1000, flops / 1e9, gflops, fraction, rate);
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "%s{\"length\": %zu, \"median_ms\": %.3f, \"gflop\": %.3f, \"gflops\": %.1f, \"fraction_of_gemm_limit\": %.3f}",
+                  length == 128 ? "" : ", ", length, us / 1000, flops / 1e9, gflops, fraction);
     out += buf;
   }
   return out + "]}";

@@ -12,6 +12,9 @@ struct Args {
 };
 
 std::string run_gemm(const Args& args);  // matmul/bmm against direct cblas_sgemm
+// The rate of one cblas_sgemm of m x k by k x n on this thread (BLAS as set), GFLOP/s: 2mnk
+// floating-point operations over the median time of `iters` calls into preallocated buffers.
+double sgemm_gflops(std::size_t m, std::size_t n, std::size_t k, int iters);
 std::string run_w1(const Args& args);    // W1: attention pooling per scoring function
 std::string run_w2(const Args& args);    // W2: Bahdanau seq2seq training on the reverse task
 std::string run_w2_lstm(const Args& args);  // W2 with the LSTM cell

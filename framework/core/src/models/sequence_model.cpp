@@ -221,67 +221,110 @@ std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTe
 // Beam search (d2l 10.8): keep the `beam` best partial hypotheses; a hypothesis ending in <eos>
 // is finished; at the end, the best of finished and live by log P / L^alpha.
 Translation SequenceModel::translate(const std::vector<int>& src_ids, const DecodeOptions& options) {
-  const NoGrad no_grad;  // decoding is never differentiated
   IntTensor src = IntTensor::from_shape({1, data_.num_steps});
   IntTensor lens = IntTensor::from_shape({1});
   lens(0) = pad_sequence(src_ids, data_.num_steps, src.data());
-  if (options.beam <= 1) return greedy(src, lens, options.max_len, options.stop_at_eos)[0];
+  if (options.beam <= 1) {
+    const NoGrad no_grad;
+    return greedy(src, lens, options.max_len, options.stop_at_eos)[0];
+  }
+  return beam_search(src, lens, options)[0];
+}
 
-  struct Hyp {
-    std::vector<int> tokens;
-    double log_prob = 0;
-    std::vector<NamedTensors> steps;
-  };
-  auto finish = [&](const Hyp& h) {
-    Translation t;
-    t.tokens = h.tokens;
-    t.log_prob = h.log_prob;
-    t.score = h.log_prob / std::pow(static_cast<double>(std::max<std::size_t>(h.tokens.size(), 1)), options.alpha);
-    t.attention = stack_steps(h.steps);
-    return t;
-  };
-  std::unique_ptr<DecoderState> state = start(src, lens);
-  std::vector<Hyp> live(1);
-  std::vector<Translation> finished;
+namespace {
+
+// One hypothesis of a beam: its tokens, log-probability and each step's attention rows.
+struct Hypothesis {
+  std::vector<int> tokens;
+  double log_prob = 0;
+  std::vector<NamedTensors> steps;
+};
+
+struct Candidate {
+  double log_prob;
+  std::size_t row;  // the live row it extends
+  int token;
+};
+
+Translation finished(const Hypothesis& h, double alpha) {
+  Translation t;
+  t.tokens = h.tokens;
+  t.log_prob = h.log_prob;
+  t.score = h.log_prob / std::pow(static_cast<double>(std::max<std::size_t>(h.tokens.size(), 1)), alpha);
+  t.attention = stack_steps(h.steps);
+  return t;
+}
+
+// The candidates of one sentence's live rows [first, first + count) that go on, best first:
+// `beam` of them; without stopping at <eos>, as many more as <eos> took out.
+std::vector<Candidate> best_candidates(const Tensor& log_probs, const std::vector<Hypothesis>& live, std::size_t first,
+                                       std::size_t count, const DecodeOptions& options) {
+  const std::size_t vocab = log_probs.shape()[1];
+  std::vector<Candidate> candidates;
+  for (std::size_t r = first; r < first + count; ++r)
+    for (std::size_t v = 0; v < vocab; ++v) candidates.push_back({live[r].log_prob + log_probs(r, v), r, static_cast<int>(v)});
+  const std::size_t keep = std::min(options.beam, candidates.size());
+  const std::size_t sorted = std::min(options.stop_at_eos ? keep : 2 * keep, candidates.size());
+  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(sorted), candidates.end(),
+                    [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
+  std::vector<Candidate> out;
+  std::size_t going_on = 0;
+  for (std::size_t c = 0; c < sorted && (c < keep || going_on < keep); ++c) {
+    if (c >= keep && candidates[c].token == Vocab::eos) continue;
+    going_on += candidates[c].token != Vocab::eos;
+    out.push_back(candidates[c]);
+  }
+  return out;
+}
+
+}  // namespace
+
+// Every sentence's beam is decoded in one batch: the live rows of all sentences go through one
+// step(), then each sentence keeps its best `beam` extensions (d2l's beam search, per sentence).
+std::vector<Translation> SequenceModel::beam_search(const IntTensor& src, const IntTensor& src_lens,
+                                                    const DecodeOptions& options) {
+  const NoGrad no_grad;  // decoding is never differentiated
+  const std::size_t sentences = src.shape()[0];
+  std::unique_ptr<DecoderState> state = start(src, src_lens);
+  std::vector<Hypothesis> live(sentences);         // rows of the state, grouped by sentence
+  std::vector<std::size_t> live_count(sentences, 1);  // each sentence's rows in `live`
+  std::vector<std::vector<Translation>> done(sentences);
   for (std::size_t t = 0; t < options.max_len && !live.empty(); ++t) {
     std::vector<int> last;
-    for (const Hyp& h : live) last.push_back(h.tokens.empty() ? Vocab::bos : h.tokens.back());
+    for (const Hypothesis& h : live) last.push_back(h.tokens.empty() ? Vocab::bos : h.tokens.back());
     const DecodeStep s = step(*state, last);
-    const std::size_t vocab = s.log_probs.shape()[1];
-    struct Candidate { double log_prob; std::size_t hyp; int token; };
-    std::vector<Candidate> candidates;
-    for (std::size_t h = 0; h < live.size(); ++h)
-      for (std::size_t v = 0; v < vocab; ++v)
-        candidates.push_back({live[h].log_prob + s.log_probs(h, v), h, static_cast<int>(v)});
-    // The best `beam` candidates; without stopping at <eos>, as many more as <eos> took out.
-    const std::size_t keep = std::min(options.beam, candidates.size());
-    const std::size_t sorted = std::min(options.stop_at_eos ? keep : 2 * keep, candidates.size());
-    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(sorted), candidates.end(),
-                      [](const Candidate& a, const Candidate& b) { return a.log_prob > b.log_prob; });
-    std::vector<Hyp> next;
+    std::vector<Hypothesis> next;
     std::vector<std::size_t> parents;
-    for (std::size_t c = 0; c < sorted && (c < keep || next.size() < keep); ++c) {
-      const Candidate& cand = candidates[c];
-      if (c >= keep && cand.token == Vocab::eos) continue;
-      Hyp h = live[cand.hyp];
-      h.log_prob = cand.log_prob;
-      NamedTensors row;
-      for (const auto& [name, w] : s.attention) row.emplace_back(name, row_of(w, cand.hyp));
-      h.steps.push_back(std::move(row));
-      if (cand.token == Vocab::eos) {
-        finished.push_back(finish(h));
-      } else {
-        h.tokens.push_back(cand.token);
+    std::vector<std::size_t> next_count(sentences, 0);
+    for (std::size_t b = 0, first = 0; b < sentences; first += live_count[b], ++b) {
+      if (live_count[b] == 0) continue;
+      for (const Candidate& c : best_candidates(s.log_probs, live, first, live_count[b], options)) {
+        Hypothesis h = live[c.row];
+        h.log_prob = c.log_prob;
+        NamedTensors row;
+        for (const auto& [name, w] : s.attention) row.emplace_back(name, row_of(w, c.row));
+        h.steps.push_back(std::move(row));
+        if (c.token == Vocab::eos) {
+          done[b].push_back(finished(h, options.alpha));
+          continue;
+        }
+        h.tokens.push_back(c.token);
         next.push_back(std::move(h));
-        parents.push_back(cand.hyp);
+        parents.push_back(c.row);
+        ++next_count[b];
       }
     }
     live = std::move(next);
+    live_count = std::move(next_count);
     if (!live.empty()) state = state->select(parents);
   }
-  for (const Hyp& h : live) finished.push_back(finish(h));
-  return *std::max_element(finished.begin(), finished.end(),
-                           [](const Translation& a, const Translation& b) { return a.score < b.score; });
+  std::vector<Translation> out;
+  for (std::size_t b = 0, first = 0; b < sentences; first += live_count[b], ++b) {
+    for (std::size_t r = first; r < first + live_count[b]; ++r) done[b].push_back(finished(live[r], options.alpha));
+    out.push_back(*std::max_element(done[b].begin(), done[b].end(),
+                                    [](const Translation& a, const Translation& c) { return a.score < c.score; }));
+  }
+  return out;
 }
 
 namespace {

@@ -68,7 +68,10 @@ class SequenceModel : public Model {
   // Greedy decoding of a batch of sources [B, T] (one Translation per row).
   std::vector<Translation> greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len,
                                   bool stop_at_eos = true);
-  // Beam search for one source sentence (greedy when options.beam == 1).
+  // Beam search of a batch of sources [B, T] (one Translation per row), every sentence's beam
+  // decoded in one batch of rows.
+  std::vector<Translation> beam_search(const IntTensor& src, const IntTensor& src_lens, const DecodeOptions& options);
+  // One source sentence: greedy when options.beam == 1, else beam_search.
   Translation translate(const std::vector<int>& src_ids, const DecodeOptions& options);
   const SequenceData& data() const { return data_; }
 
