@@ -43,8 +43,12 @@ void lstm_forward(const float* x, const float* p, const float* c, float* saved, 
   store_to(h_out + j, o * t);
 }
 
-// dst = g into a fresh buffer (beta 0: its contents are undefined), dst += g otherwise
-inline void put(float* dst, std::size_t i, float g, float beta) { dst[i] = beta == 0.0f ? g : dst[i] + g; }
+// dst[i..] = g into a fresh buffer (beta 0: its contents are undefined), dst[i..] += g otherwise
+// (T: a float or a vector of them)
+template <class T>
+void put(float* dst, std::size_t i, T g, float beta) {
+  store_to(dst + i, beta == 0.0f ? g : load_as<T>(dst + i) + g);
+}
 
 void check_step(const char* name, const Var& xp, const Var& hp, const Var& state, std::size_t gates) {
   if (xp.ndim() != 2 || hp.shape() != xp.shape() || state.ndim() != 2 || state.dim(0) != xp.dim(0) ||
@@ -63,12 +67,20 @@ struct GateGrads {
     if (node.wants(0)) std::tie(dx, beta_x) = node.parents[0]->grad_target();
     if (node.wants(1)) std::tie(dp, beta_p) = node.parents[1]->grad_target();
   }
-  // d(pre-activation) of element i of [B, G h]: the same for the input and the state side
-  void add(std::size_t i, float a) const {
-    if (dx) put(dx, i, a, beta_x);
-    if (dp) put(dp, i, a, beta_p);
+  // d(pre-activation) of element(s) i of [B, G h]: a_x to the input side, a_p to the state side
+  template <class T>
+  void add(std::size_t i, T a_x, T a_p) const {
+    if (dx) put(dx, i, a_x, beta_x);
+    if (dp) put(dp, i, a_p, beta_p);
   }
+  template <class T>
+  void add(std::size_t i, T a) const { add(i, a, a); }
 };
+
+// The gradient target of the state (parent 2) and its beta, or null when it wants none.
+std::pair<float*, float> state_grad(Node& node) {
+  return node.wants(2) ? node.parents[2]->grad_target() : std::pair<float*, float>{nullptr, 0.0f};
+}
 
 }  // namespace
 
@@ -91,34 +103,25 @@ Var gru_step(const Var& xp, const Var& hp, const Var& h) {
     });
   }
   return graph_node(std::move(out), {xp, hp, h}, [gates = std::move(gates), batch, hidden, width](Node& node) {
-    const float* g = node.grad.data();
-    const float* saved = gates.data();
-    const float* p = node.parents[1]->value.data();
-    const float* hv = node.parents[2]->value.data();
-    float *dx = nullptr, *dp = nullptr, *dh = nullptr;
-    float beta_x = 0, beta_p = 0, beta_h = 0;
-    if (node.wants(0)) std::tie(dx, beta_x) = node.parents[0]->grad_target();
-    if (node.wants(1)) std::tie(dp, beta_p) = node.parents[1]->grad_target();
-    if (node.wants(2)) std::tie(dh, beta_h) = node.parents[2]->grad_target();
+    const GateGrads grads(node);
+    const float *g = node.grad.data(), *saved = gates.data(), *p = node.parents[1]->value.data(),
+                *hv = node.parents[2]->value.data();
+    float *dh, beta_h;
+    std::tie(dh, beta_h) = state_grad(node);
     for (std::size_t b = 0; b < batch; ++b)
-      for (std::size_t j = 0; j < hidden; ++j) {
-        const std::size_t row = b * width, i = b * hidden + j;
-        const float r = saved[row + j], z = saved[row + hidden + j], n = saved[row + 2 * hidden + j];
-        const float a_n = g[i] * (1.0f - z) * (1.0f - n * n);
-        const float a_z = g[i] * (hv[i] - n) * z * (1.0f - z);
-        const float a_r = a_n * p[row + 2 * hidden + j] * r * (1.0f - r);
-        if (dx) {
-          put(dx, row + j, a_r, beta_x);
-          put(dx, row + hidden + j, a_z, beta_x);
-          put(dx, row + 2 * hidden + j, a_n, beta_x);
-        }
-        if (dp) {
-          put(dp, row + j, a_r, beta_p);
-          put(dp, row + hidden + j, a_z, beta_p);
-          put(dp, row + 2 * hidden + j, a_n * r, beta_p);
-        }
-        if (dh) put(dh, i, g[i] * z, beta_h);
-      }
+      for_lanes(hidden, [&](auto tag, std::size_t j) {
+        using T = decltype(tag);
+        const std::size_t row = b * width + j, i = b * hidden + j;
+        const T one(1.0f), gi = load_as<T>(g + i), r = load_as<T>(saved + row), z = load_as<T>(saved + row + hidden),
+                n = load_as<T>(saved + row + 2 * hidden);
+        const T a_n = gi * (one - z) * (one - n * n);
+        const T a_z = gi * (load_as<T>(hv + i) - n) * z * (one - z);
+        const T a_r = a_n * load_as<T>(p + row + 2 * hidden) * r * (one - r);
+        grads.add(row, a_r);
+        grads.add(row + hidden, a_z);
+        grads.add(row + 2 * hidden, a_n, a_n * r);
+        if (dh) put(dh, i, gi * z, beta_h);
+      });
   });
 }
 
@@ -144,30 +147,35 @@ LstmState lstm_step(const Var& xp, const Var& hp, const Var& c) {
   Var c_next = graph_node(std::move(c_out), {xp, hp, c}, [saved, batch, hidden, width](Node& node) {
     const GateGrads grads(node);
     const float *v = node.grad.data(), *s = saved->data(), *cv = node.parents[2]->value.data();
-    auto [dc, beta_c] = node.wants(2) ? node.parents[2]->grad_target() : std::pair<float*, float>{nullptr, 0.0f};
+    float *dc, beta_c;
+    std::tie(dc, beta_c) = state_grad(node);
     for (std::size_t b = 0; b < batch; ++b)
-      for (std::size_t j = 0; j < hidden; ++j) {
+      for_lanes(hidden, [&](auto tag, std::size_t j) {
+        using T = decltype(tag);
         const std::size_t row = b * width + j, k = b * hidden + j;
-        const float i = s[row], f = s[row + hidden], g = s[row + 2 * hidden];
-        grads.add(row, v[k] * g * i * (1.0f - i));
-        grads.add(row + hidden, v[k] * cv[k] * f * (1.0f - f));
-        grads.add(row + 2 * hidden, v[k] * i * (1.0f - g * g));
-        grads.add(row + 3 * hidden, 0.0f);
-        if (dc) put(dc, k, v[k] * f, beta_c);
-      }
+        const T one(1.0f), vk = load_as<T>(v + k), i = load_as<T>(s + row), f = load_as<T>(s + row + hidden),
+                g = load_as<T>(s + row + 2 * hidden);
+        grads.add(row, vk * g * i * (one - i));
+        grads.add(row + hidden, vk * load_as<T>(cv + k) * f * (one - f));
+        grads.add(row + 2 * hidden, vk * i * (one - g * g));
+        grads.add(row + 3 * hidden, T(0.0f));
+        if (dc) put(dc, k, vk * f, beta_c);
+      });
   });
   Var h_next = graph_node(std::move(h_out), {xp, hp, c_next}, [saved, tanh_c, batch, hidden, width](Node& node) {
     const GateGrads grads(node);
     const float *u = node.grad.data(), *s = saved->data(), *t = tanh_c->data();
-    auto [dc, beta_c] = node.wants(2) ? node.parents[2]->grad_target() : std::pair<float*, float>{nullptr, 0.0f};
+    float *dc, beta_c;
+    std::tie(dc, beta_c) = state_grad(node);
     for (std::size_t b = 0; b < batch; ++b)
-      for (std::size_t j = 0; j < hidden; ++j) {
+      for_lanes(hidden, [&](auto tag, std::size_t j) {
+        using T = decltype(tag);
         const std::size_t row = b * width + j, k = b * hidden + j;
-        const float o = s[row + 3 * hidden];
-        for (std::size_t gate = 0; gate < 3; ++gate) grads.add(row + gate * hidden, 0.0f);
-        grads.add(row + 3 * hidden, u[k] * t[k] * o * (1.0f - o));
-        if (dc) put(dc, k, u[k] * o * (1.0f - t[k] * t[k]), beta_c);
-      }
+        const T one(1.0f), uk = load_as<T>(u + k), o = load_as<T>(s + row + 3 * hidden), tk = load_as<T>(t + k);
+        for (std::size_t gate = 0; gate < 3; ++gate) grads.add(row + gate * hidden, T(0.0f));
+        grads.add(row + 3 * hidden, uk * tk * o * (one - o));
+        if (dc) put(dc, k, uk * o * (one - tk * tk), beta_c);
+      });
   });
   return {std::move(h_next), std::move(c_next)};
 }
@@ -185,7 +193,11 @@ Var rnn_step(const Var& xp, const Var& hp) {
   return graph_node(std::move(out), {xp, hp}, [](Node& node) {
     const GateGrads grads(node);
     const float *g = node.grad.data(), *y = node.value.data();
-    for (std::size_t i = 0; i < node.value.size(); ++i) grads.add(i, g[i] * (1.0f - y[i] * y[i]));
+    for_lanes(node.value.size(), [&](auto tag, std::size_t i) {
+      using T = decltype(tag);
+      const T yi = load_as<T>(y + i);
+      grads.add(i, load_as<T>(g + i) * (T(1.0f) - yi * yi));
+    });
   });
 }
 
