@@ -33,7 +33,7 @@ TEST_CASE("an unknown name lists the known ones and suggests the closest", "[reg
                     "dot, epanechikov, gaussian, gaussian_kernel, gaussian_learned, general, scaled_dot");
   CHECK_THROWS_WITH(r.cells.get("lstn"), Catch::StartsWith("unknown RNN cell 'lstn'; did you mean 'lstm'?"));
   // Nothing close: no guess, just the list.
-  CHECK_THROWS_WITH(r.modes.get("transformer"), "unknown attention mode 'transformer' known: qkv, qvv, vvv");
+  CHECK_THROWS_WITH(r.modes.get("transformer"), "unknown attention mode 'transformer'; known: qkv, qvv, vvv");
 }
 
 TEST_CASE("edit distance and closest name", "[registry]") {

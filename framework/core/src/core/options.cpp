@@ -49,7 +49,7 @@ void Options::require_all_read(const std::string& owner) const {
     std::string msg = "unknown option '" + key + "' for " + owner;
     const std::string guess = closest_name(key, read_keys());
     if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
-    msg += read_.empty() ? " (it takes no options)" : " known: ";
+    msg += read_.empty() ? " (it takes no options)" : guess.empty() ? "; known: " : " known: ";
     std::size_t i = 0;
     for (const std::string& k : read_) msg += (i++ ? ", " : "") + k;
     throw SpecError(key_where(key), msg);

@@ -62,7 +62,7 @@ std::string unknown_name_message(const std::string& what, const std::string& nam
   std::sort(known.begin(), known.end());
   std::string msg = "unknown " + what + " '" + name + "'";
   const std::string guess = closest_name(name, known);
-  if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+  msg += guess.empty() ? ";" : "; did you mean '" + guess + "'?";
   msg += " known: ";
   if (known.empty()) msg += "(none)";
   for (std::size_t i = 0; i < known.size(); ++i) msg += (i ? ", " : "") + known[i];
