@@ -88,7 +88,7 @@ TEST_CASE("corpus errors name the file and line", "[data][corpus][errors]") {
                     Catch::Contains("has 1 lines, but num_train + num_valid = 5"));
   const std::string nul = temp_file(std::string("Go.\tVa !\nHi.\tSa\0lut !\n", 22));  // a NUL would be cut where tokens are stored
   CHECK_THROWS_WITH(load("parallel_corpus", {{"path", nul}, {"num_train", "2"}}),
-                    nul + ":2:7: a control character (a NUL, or another byte below a space): the corpus holds text only");
+                    nul + ":2:7: a control character (U+0000): the corpus holds text only");
   const std::string dir = fs::temp_directory_path() / ("attnlab-corpus-dir-" + std::to_string(getpid()));
   fs::create_directory(dir);
   CHECK_THROWS_WITH(load("parallel_corpus", {{"path", dir}}), Catch::Contains("this is a directory, not a text file"));

@@ -113,3 +113,64 @@ TEST_CASE("what attnlab writes as UTF-8 is valid UTF-8; --set values must be UTF
   const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
   CHECK_FALSE(attn::invalid_utf8_at(html));
 }
+
+TEST_CASE("outputs in places where no file can be: missing or file 'directories', the spec itself, over-long names", "[exit-codes][faults]") {
+  TempDir tmp("attnlab-exit-codes");
+  std::ofstream(tmp / "afile") << "a file, not a directory";
+  const std::string spec = tmp / "spec.yaml";
+  fs::copy_file(tiny, spec);
+  const std::string epochs = " --set training.epochs=1 --set 'sweep.seed=[1]' ";
+  for (const std::string& command : std::vector<std::string>{"run " + tiny + epochs + "--output ", "merge ", "report " + results() + " -o ",
+                                     "plot " + results() + " --curves -o "}) {
+    const std::string tail = command.rfind("merge", 0) == 0 ? " " + results() + " --allow-missing" : "";
+    const std::string ext = command.rfind("report", 0) == 0 ? ".html" : command.rfind("plot", 0) == 0 ? ".svg" : ".h5";
+    expect(command + tmp / ("no/such/dir/x" + ext) + tail, 2, "does not exist; create it");
+    expect(command + tmp / ("afile/x" + ext) + tail, 2, "afile' is a file, not a directory");
+    expect(command + tmp / (std::string(230, 'a') + ext) + tail, 2, "bytes long");
+  }
+  expect("run " + spec + epochs + "--force --output " + spec, 2, "is the spec itself");
+  CHECK(attnlab("validate " + spec).status == 0);  // the spec is still the spec
+  fs::create_directory(tmp / "adir");
+  const auto merged = attnlab("merge " + tmp / "adir" + " " + results() + " --allow-missing");
+  CHECK(merged.status == 2);
+  CHECK_THAT(merged.text, Catch::Contains("this is a directory") && !Catch::Contains("use --force"));
+}
+
+TEST_CASE("run and file names are names, not paths into the file", "[exit-codes]") {
+  for (const char* run : {"''", "scoring-dot_seed-1/params", "scoring-dot_seed-1/attention", "."}) {
+    expect("inspect " + results() + " --run " + run, 2, "unknown run");
+    expect("plot " + results() + " --attention --run " + run, 2, "unknown run");
+    if (std::string(run) != "''") expect("translate " + results() + " --run " + run + " 1 2", 2, "unknown run");
+  }
+  TempDir tmp("attnlab-exit-codes");  // a results file whose runs are gone: nothing to draw, in words
+  fs::copy_file(results(), tmp / "none.h5");
+  REQUIRE(command_output("/usr/bin/python3 -c \"import h5py, sys; f = h5py.File(sys.argv[1], 'a'); [f['runs'].pop(k) for k in list(f['runs'])]\" " +
+                         tmp / "none.h5").status == 0);
+  for (const char* kind : {"--curves", "--attention", "--fit"}) expect("plot " + tmp / "none.h5" + " " + kind, 2, "holds no runs yet");
+}
+
+TEST_CASE("standard output: a closed pipe does not kill a run; a full disk is an error", "[exit-codes][faults]") {
+  TempDir tmp("attnlab-exit-codes");
+  // `| head -1` closes the pipe after the first line: the sweep goes on and its file is whole
+  REQUIRE(command_output("(timeout 120 " + attnlab_exe + " run " + tiny + " --set training.epochs=1 --output " + tmp / "p.h5" +
+                         "; echo $? > " + tmp / "status" + ") | head -1 > /dev/null").status == 0);
+  std::string status;
+  std::ifstream(tmp / "status") >> status;
+  CHECK(status == "0");  // not 141 (killed by SIGPIPE)
+  const auto shown = attnlab("inspect " + tmp / "p.h5");
+  CHECK_THAT(shown.text, Catch::Contains("4 of 4"));
+  for (const std::string& command : std::vector<std::string>{"compare " + results(), "inspect " + results(), "validate " + tiny, "plugins", "keys"}) {
+    const auto full = command_output("timeout 60 " + attnlab_exe + " " + command + " > /dev/full 2>&1; echo \"status $?\"");
+    INFO(command << ": " << full.text);
+    CHECK_THAT(full.text, Catch::Contains("status 1"));
+  }
+  const auto said = command_output("timeout 60 " + attnlab_exe + " compare " + results() + " 2>&1 > /dev/full");
+  CHECK_THAT(said.text, Catch::Contains("could not write to standard output: no space left on the device"));
+}
+
+TEST_CASE("--set values are printable text", "[exit-codes][utf8]") {
+  const auto r = attnlab("validate " + tiny + " --set \"$(printf 'name=evil\\033[31mRED\\nline2')\"");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.text, Catch::Contains("a control character (U+001B) at byte 10"));
+  CHECK(r.text.find('\033') == std::string::npos);  // never echoed raw
+}

@@ -27,6 +27,7 @@ const std::string& results_path(const Arguments& a) {
 void write_file(const std::string& path, const std::string& text) {
   if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")
     throw UsageError("the output " + path + ": " + what + ", not a file; give a file path with -o");
+  if (const std::string problem = output_path_problem(path, "-o"); !problem.empty()) throw UsageError(problem);
   const std::string tmp = path + ".tmp-" + std::to_string(getpid());
   errno = 0;
   {
@@ -88,6 +89,7 @@ int plot(const std::vector<std::string>& args) {
   if (kinds != 1) throw UsageError("choose one picture: --attention, --curves or --fit");
   std::vector<std::string> runs = a.all("--run");
   const std::vector<std::string> ids = f.run_ids();
+  if (ids.empty()) throw UsageError("'" + path + "' holds no runs yet: nothing to draw (attnlab inspect shows what it holds)");
   if (runs.empty()) {
     if (a.flag("--curves")) runs = ids;
     else if (ids.size() == 1) runs = ids;

@@ -1,4 +1,5 @@
 // attnlab COMMAND [ARGS]: the command-line front door.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,9 +26,24 @@ namespace {
 
 using attn::cli::Command;
 
+// What the command printed must have reached its reader: standard output that cannot be
+// written (a full disk, an I/O error) turns success into exit 1, said in words. A pipe whose
+// reader stopped early (`| head`) is not an error: the reader wanted no more.
+int with_output_written(const Command& c, int code) {
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return code;
+  const int error = errno;
+  struct stat st {};
+  if (error == EPIPE || (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))) return code;
+  std::fprintf(stderr, "attnlab %s: could not write to standard output: %s\n", c.name.c_str(),
+               error == ENOSPC ? "no space left on the device" : error ? std::strerror(error) : "a write error");
+  return code == 0 ? 1 : code;
+}
+
 int run_command(const Command& c, const std::vector<std::string>& rest) {
   try {
-    return c.run(rest);
+    return with_output_written(c, c.run(rest));
   } catch (const attn::UsageError& e) {
     std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), e.what(), c.usage.c_str());
     return 2;
@@ -146,6 +162,9 @@ void print_help(const std::vector<Command>& commands) {
 
 int main(int argc, char** argv) {
   attn::keep_tensor_memory_in_heap();
+  // A closed pipe (`attnlab run ... | head`) makes writes fail instead of killing attnlab
+  // mid-sweep: the runs go on and the results file is completed.
+  std::signal(SIGPIPE, SIG_IGN);
   const std::vector<Command> commands = {attn::cli::run_command(), attn::cli::validate_command(),
                                          attn::cli::compare_command(), attn::cli::translate_command(),
                                          attn::cli::probe_command(), attn::cli::inspect_command(), attn::cli::plot_command(),

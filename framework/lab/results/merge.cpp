@@ -40,9 +40,9 @@ void check_same_sweep(const std::string& first, const ResultsHeader& a, const st
 // The --set values of a run but those of its swept keys: one sweep's runs share them.
 std::string fixed_overrides(const RunInfo& r) {
   std::string out;
-  for (const auto& [key, value] : r.overrides)
-    if (std::none_of(r.point.begin(), r.point.end(), [&](const auto& kv) { return kv.first == key; }))
-      out += (out.empty() ? "" : " ") + key + "=" + value;
+  for (const auto& set : r.overrides)  // (a structured binding cannot be captured in C++17)
+    if (std::none_of(r.point.begin(), r.point.end(), [&](const auto& kv) { return kv.first == set.first; }))
+      out += (out.empty() ? "" : " ") + set.first + "=" + set.second;
   return out;
 }
 
@@ -101,9 +101,8 @@ void check_output_room(const std::string& output, const std::vector<std::string>
   const bool exists = fs::exists(output, ec);
   if (const std::string what = not_a_regular_file(output); exists && !what.empty())
     throw UsageError("the output " + output + ": " + what + ", not a results file; give a file path");
+  if (const std::string problem = output_path_problem(output, "output"); !problem.empty()) throw UsageError(problem);
   const fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
-  if (!fs::is_directory(dir, ec)) throw UsageError("the output directory '" + dir.string() + "' does not exist");
-  if (access(dir.c_str(), W_OK) != 0) throw UsageError("the output directory '" + dir.string() + "' is not writable: permission denied");
   double needed = 64 * 1024;
   const auto size_of = [&](const std::string& path) {  // 0 for a file that is not there (survey() says so)
     const auto size = fs::file_size(path, ec);
@@ -124,8 +123,8 @@ MergeResult merge_results(const std::string& output, const std::vector<std::stri
   std::error_code ec;
   for (const std::string& p : parts)
     if (fs::exists(output, ec) && fs::equivalent(output, p, ec)) throw UsageError("the output " + output + " is also a part; write elsewhere");
+  check_output_room(output, parts);  // first: a directory or FIFO is refused even with --force
   if (fs::exists(output, ec) && !options.force) throw UsageError(output + " already exists; use --force to replace it");
-  check_output_room(output, parts);
   remove_leftovers(output);
   const Parts s = survey(parts);
   MergeResult result;

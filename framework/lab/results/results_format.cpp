@@ -374,7 +374,8 @@ ResultsHeader ResultsReader::header() const {
 std::vector<std::string> ResultsReader::run_ids() const { return file_.children(runs_group); }
 
 const std::string& ResultsReader::known(const std::string& id) const {
-  if (!file_.exists(group_of(id))) throw UsageError(unknown_name_message("run", id, run_ids()));
+  const std::vector<std::string> ids = run_ids();  // a name, not a path: "" or "x/params" is no run
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) throw UsageError(unknown_name_message("run", id, ids));
   return id;
 }
 

@@ -101,18 +101,12 @@ std::unique_ptr<Prepared> prepare_or_print(const std::string& spec_path, const R
 }
 
 // The output must be creatable (or resumable) before any training starts.
-std::optional<std::string> output_problem(const std::string& path, const RunnerOptions& o) {
+std::optional<std::string> output_problem(const std::string& path, const std::string& spec_path, const RunnerOptions& o) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
-  if (!fs::is_directory(dir, ec)) return "the output directory '" + dir.string() + "' does not exist; create it or choose another output";
-  {  // writable? (access() says yes to root even where writing fails, so try it)
-    const std::string probe = (dir / (".attnlab-write-probe-" + std::to_string(getpid()))).string();
-    std::FILE* f = std::fopen(probe.c_str(), "w");
-    if (!f) return "the output directory '" + dir.string() + "' is not writable";
-    std::fclose(f);
-    std::remove(probe.c_str());
-  }
+  if (const std::string problem = output_path_problem(path, "output"); !problem.empty()) return problem;
+  if (fs::exists(path, ec) && fs::equivalent(path, spec_path, ec))
+    return "the output '" + path + "' is the spec itself; --force would replace the spec by the results: choose another --output";
   const bool exists = fs::exists(path, ec);
   if (const std::string what = not_a_regular_file(path); exists && !what.empty())
     return "the output '" + path + "': " + what + ", not a results file; choose a file path with --output";
@@ -313,7 +307,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return 2;
   const Spec& spec = p->spec;
-  if (auto problem = output_problem(p->output, options); problem || (problem = space_problem(*p, options))) {
+  if (auto problem = output_problem(p->output, spec_path, options); problem || (problem = space_problem(*p, options))) {
     std::fprintf(stderr, "attnlab run: %s\nNothing was run or written.\n", problem->c_str());
     return 2;
   }

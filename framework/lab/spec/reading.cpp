@@ -126,6 +126,13 @@ void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diag
                                                         "; write --set values in UTF-8, as the spec is"});
     return;
   }
+  if (const auto bad = control_character_at(text)) {
+    std::string shown = text;  // never echoed raw to the terminal
+    std::replace_if(shown.begin(), shown.end(), [](char c) { return control_character_at(std::string(1, c)).has_value(); }, '?');
+    diags.push_back({set_origin + shown, "a control character (" + code_point_name(text[*bad]) + ") at byte " +
+                                             std::to_string(*bad + 1) + ": values are printable text; remove it"});
+    return;
+  }
   const std::string key = text.substr(0, eq);
   const SpecValue value = override_value(text.substr(eq + 1), set_origin + text);
   auto axis = std::find_if(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return "sweep." + a.key == key; });
@@ -148,6 +155,25 @@ void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diag
   spec.table[key] = value;
 }
 
+// Keys and values hold printable text: a control character written as a YAML escape ("\x1b",
+// "\n" in a double-quoted value) would reach terminals, run names and the results file raw.
+// Reported, each such character becomes '?', so that later messages never echo it.
+void check_printable(WrittenSpec& spec, std::vector<Diagnostic>& diags) {
+  const auto check = [&](const std::string& key, SpecValue& v) {
+    if (const auto bad = control_character_at(key))
+      diags.push_back({v.where, "a control character (" + code_point_name(key[*bad]) + ") in this key: keys are plain names"});
+    for (std::size_t i = 0; i < v.items.size(); ++i)
+      if (const auto bad = control_character_at(v.items[i]))
+        diags.push_back({v.item_where.at(i), "a control character (" + code_point_name(v.items[i][*bad]) +
+                                                 ") in this value (an escape such as \\n or \\x1b in a quoted value?): values are "
+                                                 "printable text; remove it"});
+    for (std::string& item : v.items)
+      for (auto bad = control_character_at(item); bad; bad = control_character_at(item)) item[*bad] = '?';
+  };
+  for (auto& [key, value] : spec.table) check(key, value);
+  for (SweepAxis& axis : spec.sweep) check(axis.key, axis.values);
+}
+
 }  // namespace
 
 std::pair<long, long> line_column(const std::string& where) {
@@ -164,6 +190,7 @@ WrittenSpec read_written_spec(const YAML::Node& root, const std::string& path, c
   WrittenSpec spec;
   spec.path = path;
   Reader(path, diags).flatten(root, "", spec);
+  check_printable(spec, diags);  // the file's values; --set's are checked as they are applied
   for (const std::string& o : overrides) apply_override(o, spec, diags);
   return spec;
 }

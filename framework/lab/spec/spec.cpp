@@ -66,9 +66,46 @@ void append_new(const std::vector<Diagnostic>& found, std::vector<Diagnostic>& d
     if (std::none_of(diags.begin(), diags.end(), [&](const Diagnostic& e) { return e.str() == d.str(); })) diags.push_back(d);
 }
 
+// Two sweep values that mean one value, however written: 1, 01 and +1; 0.1 and 1e-1; true,
+// yes and on.
+bool same_value(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  if (const auto x = parse_option<double>(a), y = parse_option<double>(b); x && y) return *x == *y;
+  const auto p = parse_option<bool>(a), q = parse_option<bool>(b);
+  return p && q && *p == *q;
+}
+
+// A value listed twice on one axis (as written, or spelled differently) would run twice.
+void check_distinct_values(const WrittenSpec& written, std::vector<Diagnostic>& diags) {
+  for (const SweepAxis& axis : written.sweep) {
+    const std::vector<std::string>& items = axis.values.items;
+    for (std::size_t j = 1; j < items.size(); ++j)
+      for (std::size_t i = 0; i < j; ++i)
+        if (same_value(items[i], items[j])) {
+          diags.push_back({axis.values.item_where[j], "'" + items[j] + "' is the value '" + items[i] +
+                                                          "' listed before on this sweep axis: each value runs once; remove one"});
+          break;
+        }
+  }
+}
+
 // One plan per sweep point, its training keys checked together; two points with one run id
 // are an error (a value listed twice).
 bool plan_runs(const WrittenSpec& written, Spec& spec, std::vector<Diagnostic>& diags) {
+  double runs = 1;
+  std::string sizes;
+  for (const SweepAxis& axis : written.sweep) {
+    runs *= static_cast<double>(axis.values.items.size());
+    sizes += (sizes.empty() ? "" : " x ") + std::to_string(axis.values.items.size());
+  }
+  if (runs > static_cast<double>(max_sweep_runs)) {
+    diags.push_back({written.sweep[0].values.where, "the sweep makes " + sizes + " = " + std::to_string(static_cast<long long>(std::min(runs, 1e18))) +
+                                                        " runs; a spec plans at most " + std::to_string(max_sweep_runs) +
+                                                        ": sweep fewer values, or split the study into several specs"});
+    return false;
+  }
+  check_distinct_values(written, diags);
+  if (!diags.empty()) return false;
   std::set<std::string> ids;
   for (const PointSpec& point : expand_sweep(written)) {
     RunPlan plan = make_plan(point);

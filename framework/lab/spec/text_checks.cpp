@@ -3,7 +3,6 @@
 #include "attnlab/data/text.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cctype>
 #include <vector>
 
@@ -15,16 +14,6 @@ std::string position(const std::string& path, const std::string& text, std::size
   const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
   const std::size_t start = offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
   return path + ":" + std::to_string(line) + ":" + std::to_string(offset - (start == std::string::npos ? 0 : start + 1) + 1);
-}
-
-// The offset of the first control character other than tab, CR and LF (a NUL would be cut off
-// where the spec is stored), or npos.
-std::size_t first_control_character(const std::string& text) {
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return i;
-  }
-  return std::string::npos;
 }
 
 // Whether the line starting at `start` reads as a key ("  name: ..." or "- name: ..."): a quoted
@@ -122,12 +111,9 @@ std::optional<Diagnostic> check_spec_text(const std::string& text, const std::st
   if (const auto bad = invalid_utf8_at(text))
     return Diagnostic{position(path, text, *bad),
                       "the spec is not valid UTF-8 here (a byte of another encoding, e.g. Latin-1?); save it as UTF-8"};
-  if (const std::size_t bad = first_control_character(text); bad != std::string::npos) {
-    char code[8];
-    std::snprintf(code, sizeof code, "%02X", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
-    return Diagnostic{position(path, text, bad), std::string("a control character (U+00") + code +
-                                                     ") here: a spec holds text only; remove it (a file of another kind given as the spec?)"};
-  }
+  if (const auto bad = control_character_at(text, "\t\n\r"))
+    return Diagnostic{position(path, text, *bad), "a control character (" + code_point_name(text[*bad]) +
+                                                      ") here: a spec holds text only; remove it (a file of another kind given as the spec?)"};
   for (const Scan& s : {scan_delimiters(text), scan_indentation(text)})
     if (s.at != std::string::npos) return Diagnostic{position(path, text, s.at), s.what};
   return std::nullopt;

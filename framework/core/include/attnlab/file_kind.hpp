@@ -10,6 +10,11 @@ namespace attn {
 
 std::string not_a_regular_file(const std::string& path);
 
+// Why no file can be written at `path` (which may exist): its name is too long, its directory
+// does not exist, is a file, or cannot be written ("permission denied"); "" when one can.
+// `option` names where the path came from ("--output", "-o"), for the advice.
+std::string output_path_problem(const std::string& path, const std::string& option);
+
 // The bytes free for an unprivileged writer on the file system that holds `path` (a file that
 // may not exist yet: its directory is asked); -1 when it cannot be told.
 double free_space_for(const std::string& path);

@@ -1,7 +1,9 @@
 #include "attnlab/file_kind.hpp"
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 
 namespace attn {
@@ -17,6 +19,30 @@ std::string not_a_regular_file(const std::string& path) {
   if (fs::is_socket(st)) return "this is a socket";
   if (fs::is_block_file(st) || fs::is_character_file(st)) return "this is a device";
   if (!fs::is_regular_file(st)) return "this is not a regular file";
+  return "";
+}
+
+std::string output_path_problem(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return option + " is empty: give a file path";
+  const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  // attnlab writes under a temporary name (the name, '.creating-' and a process id) first
+  if (const std::size_t name = fs::path(path).filename().string().size(); name > 200)
+    return "the file name is " + std::to_string(name) + " bytes long; file systems allow 255 and attnlab needs room " +
+           "for a temporary suffix: use a name of at most 200 bytes (" + option + ")";
+  const std::string what = not_a_regular_file(dir.string());
+  if (what == "no such file")
+    return "the directory '" + dir.string() + "' does not exist; create it or choose another " + option;
+  if (what == "permission denied") return "the directory '" + dir.string() + "' cannot be entered: permission denied";
+  if (what != "this is a directory")
+    return "'" + dir.string() + "' is " + (what.empty() ? "a file" : what.substr(8)) + ", not a directory: " + option +
+           " must be a path in a directory";
+  // writable? (access() says yes to root even where writing fails, so try it)
+  const std::string probe = (dir / (".attnlab-write-probe-" + std::to_string(getpid()))).string();
+  std::FILE* f = std::fopen(probe.c_str(), "w");
+  if (!f) return "the directory '" + dir.string() + "' cannot be written: permission denied (or a read-only file system)";
+  std::fclose(f);
+  std::remove(probe.c_str());
   return "";
 }
 

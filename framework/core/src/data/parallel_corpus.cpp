@@ -4,7 +4,6 @@
 // (tokens seen at least min_freq times; reserved <pad> <bos> <eos> <unk>).
 // Lines [0, num_train) train, the next num_valid validate. A third column (attribution, in
 // newer manythings.org files) is ignored.
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -46,10 +45,9 @@ class ParallelCorpus final : public DatasetSource {
       if (const auto bad = invalid_utf8_at(line))
         throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ":" + std::to_string(*bad + 1) +
                                  ": invalid UTF-8 (the file must be UTF-8 encoded)");
-      if (const auto control = std::find_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F; });
-          control != line.end())
-        throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ":" + std::to_string(control - line.begin() + 1) +
-                                 ": a control character (a NUL, or another byte below a space): the corpus holds text only");
+      if (const auto control = control_character_at(line, "\t"))
+        throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ":" + std::to_string(*control + 1) +
+                                 ": a control character (" + code_point_name(line[*control]) + "): the corpus holds text only");
       const auto tab = line.find('\t');
       if (tab == std::string::npos)
         throw std::runtime_error(path_ + ":" + std::to_string(line_no) +

@@ -1,5 +1,7 @@
 #include "attnlab/data/text.hpp"
 
+#include <cstdio>
+
 #include <vector>
 
 namespace attn {
@@ -49,6 +51,20 @@ char32_t lower(char32_t c) {
 }
 
 }  // namespace
+
+std::optional<std::size_t> control_character_at(const std::string& s, const std::string& allowed) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 || c == 0x7F) && allowed.find(s[i]) == std::string::npos) return i;
+  }
+  return std::nullopt;
+}
+
+std::string code_point_name(char c) {
+  char name[8];
+  std::snprintf(name, sizeof name, "U+%04X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+  return name;
+}
 
 std::optional<std::size_t> invalid_utf8_at(const std::string& s) {
   for (std::size_t i = 0; i < s.size();) {

@@ -12,6 +12,11 @@ namespace attn {
 
 // The byte offset of the first invalid UTF-8 sequence, or nothing when `s` is valid.
 std::optional<std::size_t> invalid_utf8_at(const std::string& s);
+// The byte offset of the first control character (below U+0020, or U+007F) that is not in
+// `allowed` (e.g. "\t"), or nothing: text that reaches terminals, names and files is printable.
+std::optional<std::size_t> control_character_at(const std::string& s, const std::string& allowed = "");
+// "U+001B": how a control character is named in messages.
+std::string code_point_name(char c);
 // `s` with every byte that does not start a valid UTF-8 sequence replaced by U+FFFD: what is
 // written as UTF-8 (HDF5 strings, the report) is valid UTF-8 whatever a file name held.
 std::string valid_utf8(const std::string& s);
