@@ -92,10 +92,13 @@ Scan scan_delimiters(const std::string& text) {
   return {};
 }
 
-// The first line indented past what max_spec_nesting levels of 2 spaces could need.
+// The first line indented with a tab (YAML indents with spaces only; yaml-cpp then speaks of a
+// ':' where no key can start), or past what max_spec_nesting levels of 2 spaces could need.
 Scan scan_indentation(const std::string& text) {
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (const std::size_t lead = text.find_first_not_of(" \t", start); lead < end && text.find('\t', start) < lead)
+      return {text.find('\t', start), "a tab in the indentation: YAML indents with spaces only; replace the tab by spaces"};
     const std::size_t indent = text.find_first_not_of(' ', start) - start;
     if (indent > 8 * max_spec_nesting && text.find_first_not_of(' ', start) < end)
       return {start, "keys nested deeper than " + std::to_string(max_spec_nesting) + " levels (indented " +
@@ -114,6 +117,9 @@ std::optional<Diagnostic> check_spec_text(const std::string& text, const std::st
   if (const auto bad = control_character_at(text, "\t\n\r"))
     return Diagnostic{position(path, text, *bad), "a control character (" + code_point_name(text[*bad]) +
                                                       ") here: a spec holds text only; remove it (a file of another kind given as the spec?)"};
+  if (const std::size_t cr = text.find('\r'); cr != std::string::npos && (cr + 1 == text.size() || text[cr + 1] != '\n'))
+    return Diagnostic{position(path, text, cr), "a line ends with a carriage return alone (old Mac line endings): save the "
+                                                "spec with LF (or CRLF) line endings"};
   for (const Scan& s : {scan_delimiters(text), scan_indentation(text)})
     if (s.at != std::string::npos) return Diagnostic{position(path, text, s.at), s.what};
   return std::nullopt;
