@@ -56,6 +56,8 @@ TEST_CASE("a name the user typed that the file does not hold is exit 2 in every 
   expect("plot " + r + " --run scoring-dot_seed-1 --attention --layer 7", 2, "layer 7 out of range");
   expect("plot " + r + " --run scoring-dot_seed-1 --fit", 2, "only nadaraya_watson runs do");
   expect("translate " + r + " --run scoring-dot_seed-1 x", 2, "not in the vocabulary");
+  expect("probe " + r + " --run scoring-dot_seed-1 ''", 2, "an empty sentence");  // it wrote an empty probe
+  expect("translate " + r + " --run scoring-dot_seed-1 \"$(printf '1\\0332')\"", 2, "control character (U+001B)");
 }
 
 TEST_CASE("a file that cannot be read is exit 1 in every reading command; a plugin that does not load is 2", "[exit-codes]") {

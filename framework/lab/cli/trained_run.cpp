@@ -33,8 +33,12 @@ std::string chosen_run(const ResultsReader& file, const Arguments& a) {
 
 std::vector<int> source_ids(const SequenceData& data, const std::string& sentence) {
   if (invalid_utf8_at(sentence)) throw UsageError("the sentence is not valid UTF-8");
+  if (control_character_at(sentence)) throw UsageError("the sentence holds a control character (" +
+                                                       code_point_name(sentence[*control_character_at(sentence)]) + "): type text only");
+  const std::vector<std::string> tokens = split_tokens(preprocess_nmt(sentence));
+  if (tokens.empty()) throw UsageError("an empty sentence (\"" + sentence + "\"): give at least one token");
   try {
-    return data.src_vocab.encode(split_tokens(preprocess_nmt(sentence)));
+    return data.src_vocab.encode(tokens);
   } catch (const std::out_of_range& e) {
     throw UsageError("\"" + sentence + "\": " + e.what());
   }
