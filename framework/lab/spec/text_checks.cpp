@@ -79,6 +79,11 @@ Scan scan_delimiters(const std::string& text) {
       const std::size_t end = closing_quote(text, i);
       if (end == std::string::npos) return {i, std::string("this ") + c + " opens a quoted value that is never closed"};
       i = end;
+    } else if (c == ',' && open.empty() && (before == ' ' || before == '\t' || before == '\n')) {
+      // no value can start with ',' outside [ ] and { } (and yaml-cpp 0.7 loops forever on a
+      // document that starts with one)
+      return {i, "a ',' outside a [list] or {mapping}: commas separate items only inside [ ] or { }; "
+                 "remove it, or quote the value"};
     } else if (c == '[' || c == '{') {
       open.push_back(i);
       if (open.size() > max_spec_nesting)
