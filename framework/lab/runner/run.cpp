@@ -71,6 +71,10 @@ std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& regis
   attributing_errors_to(dataset.where, [&] {
     parts->source = make_plugin(registries.datasets, dataset, DatasetArgs{dataset.options, spec_dir});
     parts->data_bytes = check_data_fits(plan, *parts->source, limit);
+  });
+  // a data file that does not read is a problem of the file the spec (or --set) names
+  const std::string file_where = where_of(plan, "dataset.path");
+  attributing_errors_to(file_where.empty() ? dataset.where : file_where, [&] {
     Rng data_rng = Rng(plan.seed).derive("data");
     parts->data = parts->source->load(data_rng);
   });
