@@ -55,15 +55,26 @@ bool opens_block_scalar(const std::string& text, std::size_t start, std::size_t 
          (line[indicator - 1] == ' ' || line[indicator - 1] == ':');
 }
 
-// Brackets and quotes outside comments and block scalars: the first quote never closed, the
-// innermost bracket never closed, or where nesting passes max_spec_nesting.
+// Whether a plain (unquoted) scalar ends at `i` (inside it quotes and brackets are text): at
+// ': ' or ':' ending the line, and inside [ ] or { } also at ',', ']' and '}'.
+bool ends_plain(const std::string& text, std::size_t i, bool in_flow) {
+  const char c = text[i];
+  if (c == ':') return i + 1 == text.size() || std::string(" \t\r\n").find(text[i + 1]) != std::string::npos;
+  return in_flow && (c == ',' || c == ']' || c == '}');
+}
+
+// Brackets and quotes outside comments, plain scalars and block scalars: the first quote never
+// closed, the innermost bracket never closed, a ',' outside them, or where nesting passes
+// max_spec_nesting.
 Scan scan_delimiters(const std::string& text) {
   std::vector<std::size_t> open;  // offsets of '[' and '{' not yet closed
   std::size_t block_indent = std::string::npos;  // inside a block scalar: the indentation of its key
+  bool plain = false;  // inside a plain scalar (`n 'x` is text, not the start of a quoted value)
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const char before = i == 0 ? '\n' : text[i - 1];
     if (before == '\n') {  // a new line: inside a block scalar, or opening one?
+      plain = false;
       const std::size_t end = std::min(text.find('\n', i), text.size()), indent = text.find_first_not_of(' ', i) - i;
       const bool blank = text.find_first_not_of(" \t", i) >= end;
       if (block_indent != std::string::npos && (blank || indent > block_indent)) {
@@ -75,13 +86,17 @@ Scan scan_delimiters(const std::string& text) {
     const bool starts_token = std::string(" \t\n[{,:-?").find(before) != std::string::npos;
     if (c == '#' && (before == ' ' || before == '\t' || before == '\n')) {
       i = std::min(text.find('\n', i), text.size()) - 1;
-    } else if ((c == '"' || c == '\'') && starts_token) {
+      continue;
+    }
+    if (plain && !ends_plain(text, i, !open.empty())) continue;
+    plain = false;
+    if ((c == '"' || c == '\'') && starts_token) {
       const std::size_t end = closing_quote(text, i);
       if (end == std::string::npos) return {i, std::string("this ") + c + " opens a quoted value that is never closed"};
       i = end;
     } else if (c == ',' && open.empty() && (before == ' ' || before == '\t' || before == '\n')) {
       // no value can start with ',' outside [ ] and { } (and yaml-cpp 0.7 loops forever on a
-      // document that starts with one)
+      // document that holds one)
       return {i, "a ',' outside a [list] or {mapping}: commas separate items only inside [ ] or { }; "
                  "remove it, or quote the value"};
     } else if (c == '[' || c == '{') {
@@ -90,6 +105,8 @@ Scan scan_delimiters(const std::string& text) {
         return {i, "lists and mappings nested deeper than " + std::to_string(max_spec_nesting) + " levels: a spec needs 3 or 4"};
     } else if ((c == ']' || c == '}') && !open.empty()) {
       open.pop_back();
+    } else if (starts_token && std::string(" \t\r\n-?:,[]{}#&*!|>'\"%@`").find(c) == std::string::npos) {
+      plain = true;
     }
   }
   if (!open.empty())
