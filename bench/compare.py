@@ -92,6 +92,32 @@ def print_agreement(reports):
         print(f"| {i + 1} | " + " | ".join(f"{d:.3g} | {'yes' if d <= AGREEMENT else 'NO'}" for d in diffs) + " |")
 
 
+def print_gemm_limit(reports):
+    """W3: the block's products over time x this run's single-thread sgemm rate (target 0.85)."""
+    print("\nW3 against the GEMM limit (3F / (time x sgemm rate); F counted in bench/w3_encoder_block.cpp)\n")
+    print("| round | length | GFLOP (3F) | GFLOP/s | sgemm GFLOP/s | fraction | target | met |")
+    print("|" + " --- |" * 8)
+    for i, result in enumerate(reports["attnlab"]):
+        for r in result["results"]:
+            met = "yes" if r["fraction_of_gemm_limit"] >= 0.85 else "NO"
+            print(f"| {i + 1} | {r['length']} | {r['gflop']:.3f} | {r['gflops']:.1f} | {result['sgemm_gflops']:.1f} | "
+                  f"{r['fraction_of_gemm_limit']:.3f} | >= 0.85 | {met} |")
+
+
+def print_cache_speedups(reports):
+    """W7: each decoding with the key/value cache against the decoder re-run over the prefix."""
+    print("\nW7 key/value cache (attnlab, same tokens and log-probabilities to 1e-6 checked by the bench)\n")
+    print("| round | decoding | cached s | uncached s | cache speed-up | target | met |")
+    print("|" + " --- |" * 7)
+    for i, result in enumerate(reports["attnlab"]):
+        for name in ("greedy", "beam", "greedy_batched", "beam_batched"):
+            if f"{name}_s" not in result:
+                continue
+            cached, uncached = result[f"{name}_s"], result[f"{name}_uncached_s"]
+            met = "yes" if uncached / cached >= 4 else "NO"
+            print(f"| {i + 1} | {name} | {fmt(cached)} | {fmt(uncached)} | {uncached / cached:.2f}x | >= 4x | {met} |")
+
+
 def print_tables(args, field, keys, target, reported, ours, theirs, reports):
     print(f"{args.workload}, threads {args.threads}, {args.rounds} round(s); speed-up = PyTorch / attnlab\n")
     print("| " + " | ".join(keys) + f" | attnlab {field} | PyTorch {field} | speed-up | target | met |")
@@ -108,6 +134,10 @@ def print_tables(args, field, keys, target, reported, ours, theirs, reports):
                 print(f"| {side} | {i + 1} | " + " | ".join(fmt(result[f]) for f in reported) + " |")
     if args.workload == "W4":
         print_agreement(reports)
+    if args.workload == "W3":
+        print_gemm_limit(reports)
+    if args.workload == "W7":
+        print_cache_speedups(reports)
 
 
 def main():
