@@ -133,7 +133,9 @@ EOF
   # Start the daemons in the foreground mode (-F/-D) as our background children, so $! is their
   # pid at once and a daemon that dies is noticed at once. munged first: slurm needs its socket.
   launch munged munged -F --key-file="$S/munge/munge.key" --socket="$S/munge/munge.socket" \
-    --pid-file="$S/munged.pid" --seed-file="$S/munge/munged.seed"     # -F: it logs to munged.out
+    --pid-file="$S/munge/munged.own.pid" --seed-file="$S/munge/munged.seed"     # -F: it logs to munged.out
+  # (munged's own pid file is not ours, $S/munged.pid: munged truncates it and then writes it,
+  # and a check between the two read an empty pid as "munged exited")
   local i
   for ((i = 0; i < 100; i++)); do
     alive "$(pid_of munged)" || fail "munged exited"; [[ -S $S/munge/munge.socket ]] && break; sleep 0.1
