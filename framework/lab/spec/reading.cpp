@@ -127,9 +127,8 @@ void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diag
     return;
   }
   if (const auto bad = control_character_at(text)) {
-    std::string shown = text;  // never echoed raw to the terminal
-    std::replace_if(shown.begin(), shown.end(), [](char c) { return control_character_at(std::string(1, c)).has_value(); }, '?');
-    diags.push_back({set_origin + shown, "a control character (" + code_point_name(text[*bad]) + ") at byte " +
+    diags.push_back({set_origin + without_control_characters(text),  // never echoed raw to the terminal
+                     "a control character (" + code_point_name(text[*bad]) + ") at byte " +
                                              std::to_string(*bad + 1) + ": values are printable text; remove it"});
     return;
   }
@@ -167,8 +166,7 @@ void check_printable(WrittenSpec& spec, std::vector<Diagnostic>& diags) {
         diags.push_back({v.item_where.at(i), "a control character (" + code_point_name(v.items[i][*bad]) +
                                                  ") in this value (an escape such as \\n or \\x1b in a quoted value?): values are "
                                                  "printable text; remove it"});
-    for (std::string& item : v.items)
-      for (auto bad = control_character_at(item); bad; bad = control_character_at(item)) item[*bad] = '?';
+    for (std::string& item : v.items) item = without_control_characters(std::move(item));
   };
   for (auto& [key, value] : spec.table) check(key, value);
   for (SweepAxis& axis : spec.sweep) check(axis.key, axis.values);

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -66,26 +68,27 @@ void append_new(const std::vector<Diagnostic>& found, std::vector<Diagnostic>& d
     if (std::none_of(diags.begin(), diags.end(), [&](const Diagnostic& e) { return e.str() == d.str(); })) diags.push_back(d);
 }
 
-// Two sweep values that mean one value, however written: 1, 01 and +1; 0.1 and 1e-1; true,
-// yes and on.
-bool same_value(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  if (const auto x = parse_option<double>(a), y = parse_option<double>(b); x && y) return *x == *y;
-  const auto p = parse_option<bool>(a), q = parse_option<bool>(b);
-  return p && q && *p == *q;
+// What a sweep value means, however written: 1, 01 and +1 are one number; 0.1 and 1e-1 too;
+// true, yes and on one boolean.
+std::string meaning(const std::string& value) {
+  if (const auto x = parse_option<double>(value)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "number %.17g", *x);
+    return text;
+  }
+  if (const auto b = parse_option<bool>(value)) return *b ? "boolean true" : "boolean false";
+  return "text " + value;
 }
 
 // A value listed twice on one axis (as written, or spelled differently) would run twice.
 void check_distinct_values(const WrittenSpec& written, std::vector<Diagnostic>& diags) {
   for (const SweepAxis& axis : written.sweep) {
     const std::vector<std::string>& items = axis.values.items;
-    for (std::size_t j = 1; j < items.size(); ++j)
-      for (std::size_t i = 0; i < j; ++i)
-        if (same_value(items[i], items[j])) {
-          diags.push_back({axis.values.item_where[j], "'" + items[j] + "' is the value '" + items[i] +
-                                                          "' listed before on this sweep axis: each value runs once; remove one"});
-          break;
-        }
+    std::map<std::string, std::size_t> first;  // meaning -> the item that said it first
+    for (std::size_t j = 0; j < items.size(); ++j)
+      if (const auto [it, fresh] = first.emplace(meaning(items[j]), j); !fresh)
+        diags.push_back({axis.values.item_where[j], "'" + items[j] + "' is the value '" + items[it->second] +
+                                                        "' listed before on this sweep axis: each value runs once; remove one"});
   }
 }
 

@@ -50,14 +50,21 @@ char32_t lower(char32_t c) {
   return c;
 }
 
+bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }
+
 }  // namespace
 
 std::optional<std::size_t> control_character_at(const std::string& s, const std::string& allowed) {
   for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if ((c < 0x20 || c == 0x7F) && allowed.find(s[i]) == std::string::npos) return i;
+    if (is_control(s[i]) && allowed.find(s[i]) == std::string::npos) return i;
   }
   return std::nullopt;
+}
+
+std::string without_control_characters(std::string s) {
+  for (char& c : s)
+    if (is_control(c)) c = '?';
+  return s;
 }
 
 std::string code_point_name(char c) {

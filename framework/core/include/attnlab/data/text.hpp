@@ -15,6 +15,9 @@ std::optional<std::size_t> invalid_utf8_at(const std::string& s);
 // The byte offset of the first control character (below U+0020, or U+007F) that is not in
 // `allowed` (e.g. "\t"), or nothing: text that reaches terminals, names and files is printable.
 std::optional<std::size_t> control_character_at(const std::string& s, const std::string& allowed = "");
+// `s` with every control character replaced by '?': text that is echoed or stored after its
+// control characters were reported.
+std::string without_control_characters(std::string s);
 // "U+001B": how a control character is named in messages.
 std::string code_point_name(char c);
 // `s` with every byte that does not start a valid UTF-8 sequence replaced by U+FFFD: what is
