@@ -136,11 +136,13 @@ TEST_CASE("multi-head attention: shapes, per-head masks, any scoring function", 
       const Var q = constant(randn({3, 2, 6}, rng)), memory = constant(randn({3, 7, 10}, rng));
       const AttentionResult r = mha({q, memory, memory}, IntTensor{7, 1, 4}, ForwardContext::evaluation());
       CHECK(r.output.shape() == Shape{3, 2, 16});
-      REQUIRE(r.weights.shape() == Shape{3, 4, 2, 7});
+      CHECK(r.weights.shape() == Shape{12, 2, 7});
+      const Var by_head = r.weights_by_head();
+      REQUIRE(by_head.shape() == Shape{3, 4, 2, 7});
       for (std::size_t h = 0; h < 4; ++h)
         for (std::size_t i = 0; i < 2; ++i) {
-          for (std::size_t j = 1; j < 7; ++j) CHECK(r.weights.value()(1, h, i, j) == 0.0f);
-          CHECK(r.weights.value()(1, h, i, 0) == Approx(1.0f));
+          for (std::size_t j = 1; j < 7; ++j) CHECK(by_head.value()(1, h, i, j) == 0.0f);
+          CHECK(by_head.value()(1, h, i, 0) == Approx(1.0f));
         }
     }
   }

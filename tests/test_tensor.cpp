@@ -2,6 +2,9 @@
 // broadcasting reductions, shape errors.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <vector>
+
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xview.hpp>
 
@@ -35,6 +38,51 @@ TEST_CASE("bmm with every transpose flag agrees with per-batch xt::linalg::dot",
     const Tensor ai = xt::view(a, i), bi = xt::view(b, i);
     CHECK(xt::allclose(xt::view(c, i), xt::linalg::dot(ai, bi), 1e-5, 1e-5));
   }
+}
+
+namespace {
+
+// A product by definition, in double precision: the reference for gemm() on any shape.
+std::vector<double> reference_product(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, float alpha,
+                                      const Tensor& a, const Tensor& b, float beta, const std::vector<float>& c) {
+  std::vector<double> out(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double total = 0.0;
+      for (std::size_t l = 0; l < k; ++l)
+        total += static_cast<double>(ta ? a.data()[l * m + i] : a.data()[i * k + l]) *
+                 static_cast<double>(tb ? b.data()[j * k + l] : b.data()[l * n + j]);
+      out[i * n + j] = alpha * total + (beta == 0.0f ? 0.0 : beta * static_cast<double>(c[i * n + j]));
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gemm agrees with a double-precision product on both sides of the small-product kernel", "[tensor][blas]") {
+  // Sizes around the small kernel's limits (64 per side, 32^3 in all: src/tensor/small_gemm.cpp)
+  // and its vector width (8 or 16 floats): 1, 7, 16, 17, 33, 64 and 65.
+  const std::size_t sizes[] = {1, 7, 16, 17, 33, 64, 65};
+  const std::uint64_t seed = 11;
+  for (const std::size_t m : sizes)
+    for (const std::size_t n : sizes)
+      for (const std::size_t k : {std::size_t{1}, std::size_t{8}, std::size_t{17}, std::size_t{64}})
+        for (int flags = 0; flags < 4; ++flags) {
+          const bool ta = flags & 1, tb = flags & 2;
+          const Tensor a = randn({m * k}, seed + m), b = randn({k * n}, seed + n);
+          for (const float beta : {0.0f, 1.0f, -0.5f}) {
+            const float alpha = beta == 0.0f ? 1.0f : 0.75f;
+            // C holds NaN when beta is 0: it must not be read then (sgemm's contract).
+            std::vector<float> c(m * n, beta == 0.0f ? std::nanf("") : 0.25f);
+            const auto expected = reference_product(ta, tb, m, n, k, alpha, a, b, beta, c);
+            gemm(ta, tb, m, n, k, alpha, a.data(), b.data(), beta, c.data());
+            double worst = 0.0;
+            for (std::size_t i = 0; i < m * n; ++i)
+              worst = std::max(worst, std::abs(c[i] - expected[i]) / (1.0 + std::abs(expected[i])));
+            INFO(m << " x " << n << " x " << k << (ta ? " A^T" : "") << (tb ? " B^T" : "") << " beta " << beta);
+            CHECK(worst < 1e-5);  // NaN fails this too
+          }
+        }
 }
 
 TEST_CASE("products reject mismatched shapes with the shapes in the message", "[tensor][errors]") {

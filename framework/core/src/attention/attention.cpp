@@ -39,7 +39,7 @@ AttentionResult Attention::operator()(const AttentionSources& sources, const Val
   const FormedQkv formed = mode_.form(sources);                       // [B, n, d]
   const FormedQkv qkv = heads_ ? heads_->split(formed) : formed;       // [B*h, n, p] for multi-head
   const std::size_t batch = sources.query.dim(0);
-  return attend(qkv, mode_.valid_lens(lens, batch, qkv.queries.dim(1), qkv.keys.dim(1)), batch, context);
+  return attend(qkv, mode_.valid_lens(lens, batch, qkv.queries.dim(1), qkv.keys.dim(1)), context);
 }
 
 AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache& cache) const {
@@ -49,7 +49,7 @@ AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache
   cache.values = cache.values.defined() ? concat({cache.values, fresh.values}, 1) : fresh.values;
   const std::size_t batch = sources.query.dim(0), n = fresh.queries.dim(1), t = cache.keys.dim(1);
   const ValidLens mask = last_queries(mode_.valid_lens(std::nullopt, batch, t, t), n);
-  return attend({fresh.queries, cache.keys, cache.values}, mask, batch, ForwardContext::evaluation());
+  return attend({fresh.queries, cache.keys, cache.values}, mask, ForwardContext::evaluation());
 }
 
 AttentionResult Attention::over_memory(const AttentionSources& sources, const ValidLens& lens, KeyValueCache& cache) const {
@@ -63,15 +63,14 @@ AttentionResult Attention::over_memory(const AttentionSources& sources, const Va
   }
   const std::size_t batch = sources.query.dim(0);
   const ValidLens mask = mode_.valid_lens(lens, batch, queries.dim(1), cache.keys.dim(1));
-  return attend({queries, cache.keys, cache.values}, mask, batch, ForwardContext::evaluation());
+  return attend({queries, cache.keys, cache.values}, mask, ForwardContext::evaluation());
 }
 
-AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, std::size_t batch,
-                                  const ForwardContext& context) const {
+AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context) const {
   const Var scores = scoring_(qkv.queries, qkv.keys);                               // [B', n_q, n_k]
   const Var weights = normalizer_(scores, heads_ ? heads_->repeat(mask) : mask);    // [B', n_q, n_k]
   const AttentionResult pooled = attention_pooling(weights, qkv.values, dropout_, context);
-  return heads_ ? heads_->merge(pooled, batch) : pooled;
+  return heads_ ? heads_->merge(pooled) : pooled;
 }
 
 KeyValueCache KeyValueCache::select(const std::vector<std::size_t>& rows, std::size_t batch) const {

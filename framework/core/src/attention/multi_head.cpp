@@ -52,10 +52,9 @@ FormedQkv HeadProjections::split(const FormedQkv& formed) const {
   return {q, split_heads(w_k_(formed.keys), h), split_heads(w_v_(formed.values), h)};  // [B*h, n_k, p] each
 }
 
-AttentionResult HeadProjections::merge(const AttentionResult& pooled, std::size_t batch) const {
-  const std::size_t nq = pooled.weights.dim(1), nk = pooled.weights.dim(2);
-  return {w_o_(merge_heads(pooled.output, config_.heads)),                 // [B, n_q, hidden]
-          reshape(pooled.weights, {batch, config_.heads, nq, nk})};        // [B, h, n_q, n_k]
+AttentionResult HeadProjections::merge(const AttentionResult& pooled) const {
+  return {w_o_(merge_heads(pooled.output, config_.heads)),  // [B, n_q, hidden]
+          pooled.weights, config_.heads};                    // [B*h, n_q, n_k]
 }
 
 ValidLens HeadProjections::repeat(const ValidLens& lens) const {

@@ -72,28 +72,38 @@ std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const ch
 
 // y_j = exp(x_j - max) / sum_{i in K} exp(x_i - max) for j in the row's valid keys K, y_j = 0
 // elsewhere (a row without valid keys is all zeros);  dx = y * (dy - sum(dy * y))
+// Each element of y and dx is written once: no zero fill first (at W3's length 512 these are
+// [128, 512, 512], 134 MB each).
 Var softmax_rows(const Var& x, const IntTensor* lens) {
   if (x.ndim() < 1) throw std::invalid_argument("softmax: needs at least one axis");
   const Shape shape = x.shape();
   const std::size_t n = shape.back();
   const auto valid = row_ranges(shape, lens);
-  Tensor y = xt::zeros<float>(shape);
+  Tensor y = Tensor::from_shape(shape);
   const float* xs = x.value().data();
   for (std::size_t r = 0; r < valid.size(); ++r) {
-    const std::size_t len = valid[r].size();
+    const std::size_t begin = valid[r].begin, len = valid[r].size();
+    float* yr = y.data() + r * n;
+    std::fill(yr, yr + begin, 0.0f);
+    std::fill(yr + begin + len, yr + n, 0.0f);
     if (len == 0) continue;
-    const float* xr = xs + r * n + valid[r].begin;
-    float* yr = y.data() + r * n + valid[r].begin;
-    const float inv = 1.0f / exp_row(xr, yr, len, row_max(xr, len));
-    for (std::size_t j = 0; j < len; ++j) yr[j] *= inv;
+    const float* xr = xs + r * n + begin;
+    const float inv = 1.0f / exp_row(xr, yr + begin, len, row_max(xr, len));
+    for (std::size_t j = begin; j < begin + len; ++j) yr[j] *= inv;
   }
   return graph_node(std::move(y), {x}, [n](Node& nd) {
-    float* dx = nd.parents[0]->grad_buffer().data();
+    const auto [dx, beta] = nd.parents[0]->grad_target();
     const float* y = nd.value.data();
     const float* dy = nd.grad.data();
     for (std::size_t r = 0; r < nd.value.size() / std::max<std::size_t>(n, 1); ++r) {
       const float dot = dot_row(dy + r * n, y + r * n, n);
-      for (std::size_t j = 0; j < n; ++j) dx[r * n + j] += y[r * n + j] * (dy[r * n + j] - dot);
+      float* dxr = dx + r * n;
+      const float* yr = y + r * n;
+      const float* dyr = dy + r * n;
+      if (beta == 0.0f)
+        for (std::size_t j = 0; j < n; ++j) dxr[j] = yr[j] * (dyr[j] - dot);
+      else
+        for (std::size_t j = 0; j < n; ++j) dxr[j] += yr[j] * (dyr[j] - dot);
     }
   });
 }

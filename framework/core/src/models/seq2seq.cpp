@@ -206,7 +206,7 @@ class Seq2Seq final : public SequenceModel {
     const AttentionResult a = (*attention_layer_)(sources, s.src_lens, context);
     const RnnResult r = (*decoder_)(concat({a.output, y_t}, 2), std::nullopt, s.states, context);
     s.states = r.states;
-    return {r.outputs, a.weights};
+    return {r.outputs, a.weights_by_head()};
   }
 
   std::size_t embed_, hidden_;

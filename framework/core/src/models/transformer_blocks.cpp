@@ -40,7 +40,7 @@ TransformerEncoderBlock::TransformerEncoderBlock(const PluginKinds& r, const Par
 
 Var TransformerEncoderBlock::operator()(const Var& x, const ValidLens& lens, const ForwardContext& context, Var* weights) const {
   const AttentionResult a = attention_({x, x, x}, lens, context);
-  if (weights) *weights = a.weights;
+  if (weights) *weights = a.weights_by_head();
   const Var y = add1_(x, a.output, context);
   return add2_(y, ffn_(y), context);
 }
@@ -73,8 +73,8 @@ Var TransformerDecoderBlock::after_cross_attention(const Var& y, const Attention
                                                    const ForwardContext& context, Var* self_weights,
                                                    Var* cross_weights) const {
   const Var z = add2_(y, c.output, context);
-  if (self_weights) *self_weights = s.weights;
-  if (cross_weights) *cross_weights = c.weights;
+  if (self_weights) *self_weights = s.weights_by_head();
+  if (cross_weights) *cross_weights = c.weights_by_head();
   return add3_(z, ffn_(z), context);
 }
 

@@ -58,8 +58,7 @@ class Attention {
 
  private:
   // Scores, mask, weights and pooling of formed (and split) queries, keys and values.
-  AttentionResult attend(const FormedQkv& qkv, const ValidLens& mask, std::size_t batch,
-                         const ForwardContext& context) const;
+  AttentionResult attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context) const;
 
   CheckedMode mode_;
   std::optional<HeadProjections> heads_;  // created after the mode and before the scoring

@@ -30,8 +30,8 @@ class HeadProjections {
   // The queries' part alone: Q W_q split into heads, [B, n_q, d] -> [B*heads, n_q, p].
   Var split_queries(const Var& queries) const { return split_heads(w_q_(queries), config_.heads); }
   // The heads' pooled output merged and projected, [B*heads, n_q, p] -> [B, n_q, hidden]; the
-  // weights regrouped per head, [B*heads, n_q, n_k] -> [B, heads, n_q, n_k].
-  AttentionResult merge(const AttentionResult& pooled, std::size_t batch) const;
+  // weights stay [B*heads, n_q, n_k], with `heads` set (AttentionResult::weights_by_head).
+  AttentionResult merge(const AttentionResult& pooled) const;
   // Valid lengths of [B] or [B, n_q] repeated for every head: [B*heads] or [B*heads, n_q].
   ValidLens repeat(const ValidLens& lens) const;
   std::size_t head_dim() const { return config_.hidden / config_.heads; }

@@ -9,8 +9,15 @@
 namespace attn {
 
 struct AttentionResult {
-  Var output;   // [B, n_q, d_v]
-  Var weights;  // [B, n_q, n_k] (multi-head: [B, heads, n_q, n_k]); masked keys 0
+  Var output;             // [B, n_q, d_v]
+  Var weights;            // [B, n_q, n_k]; multi-head: [B*heads, n_q, n_k], row b*heads + j is head j
+                          // of sequence b; masked keys 0
+  std::size_t heads = 0;  // the number of heads of multi-head attention, 0 without heads
+
+  // The weights as they are recorded and shown: [B, n_q, n_k], or [B, heads, n_q, n_k] for
+  // multi-head attention. The per-head view is a reshape made only when asked for: it copies
+  // the weights (134 MB per block at W3's length 512), which training does not need.
+  Var weights_by_head() const;
 };
 
 // Dropout on the weights (as d2l), while training.
