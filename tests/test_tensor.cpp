@@ -59,9 +59,8 @@ std::vector<double> reference_product(bool ta, bool tb, std::size_t m, std::size
 
 }  // namespace
 
-TEST_CASE("gemm agrees with a double-precision product on both sides of the small-product kernel", "[tensor][blas]") {
-  // Sizes around the small kernel's limits (64 per side, 32^3 in all: src/tensor/small_gemm.cpp)
-  // and its vector width (8 or 16 floats): 1, 7, 16, 17, 33, 64 and 65.
+TEST_CASE("gemm agrees with a double-precision product on small and odd shapes, every transpose and beta", "[tensor][blas]") {
+  // Sizes around vector widths (8 or 16 floats) and sgemm's blocking: 1, 7, 16, 17, 33, 64, 65.
   const std::size_t sizes[] = {1, 7, 16, 17, 33, 64, 65};
   const std::uint64_t seed = 11;
   for (const std::size_t m : sizes)

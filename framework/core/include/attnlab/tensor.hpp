@@ -23,8 +23,7 @@ std::string shape_str(const Shape& s);  // "[2, 3, 4]"
 std::size_t num_elements(const Shape& s);
 
 // C[m,n] = alpha * op(A) op(B) + beta * C over raw row-major buffers; op(X) = X or X^T.
-// The single place attnlab calls cblas_sgemm (products small in every dimension go to a kernel
-// of attnlab's own: src/tensor/small_gemm.cpp).
+// The single place attnlab calls cblas_sgemm.
 void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k,
           const float* a, const float* b, float beta, float* c);
 // The same with C = alpha op(A) op(B) + beta C (a scaled product in one pass).

@@ -1,5 +1,4 @@
-// Vectorised math shared by the fused primitives and the small products (private to
-// framework/core/src: autodiff/ and tensor/small_gemm.cpp).
+// Vectorised math shared by the fused primitives (private to framework/src/autodiff).
 #pragma once
 
 #include <algorithm>

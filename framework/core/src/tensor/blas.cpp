@@ -3,8 +3,6 @@
 
 #include <cstddef>
 
-#include "small_gemm.hpp"
-
 extern "C" void openblas_set_num_threads(int);
 
 namespace attn {
@@ -16,7 +14,6 @@ void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t 
     for (std::size_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
     return;
   }
-  if (is_small_product(m, n, k)) return small_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
   const int lda = static_cast<int>(trans_a ? m : k);
   const int ldb = static_cast<int>(trans_b ? k : n);
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
