@@ -23,23 +23,22 @@ int argmax_row(const Tensor& t, std::size_t row) {
 }
 
 // Stacks one row's per-step attention [layer, head, n_k_t] into [layer, head, steps, max n_k].
-NamedTensors stack_steps(
-    const std::vector<NamedTensors>& steps) {
+NamedTensors stack_steps(const std::vector<const NamedTensors*>& steps) {
   NamedTensors out;
   if (steps.empty()) return out;
-  for (std::size_t a = 0; a < steps[0].size(); ++a) {
+  for (std::size_t a = 0; a < steps[0]->size(); ++a) {
     std::size_t nk = 0;
-    for (const auto& s : steps) nk = std::max(nk, s[a].second.shape()[2]);
-    const Tensor& first = steps[0][a].second;
+    for (const NamedTensors* s : steps) nk = std::max(nk, (*s)[a].second.shape()[2]);
+    const Tensor& first = (*steps[0])[a].second;
     const std::size_t layers = first.shape()[0], heads = first.shape()[1];
     Tensor w = xt::zeros<float>({layers, heads, steps.size(), nk});
     for (std::size_t t = 0; t < steps.size(); ++t) {
-      const Tensor& s = steps[t][a].second;
+      const Tensor& s = (*steps[t])[a].second;
       for (std::size_t l = 0; l < layers; ++l)
         for (std::size_t h = 0; h < heads; ++h)
           for (std::size_t k = 0; k < s.shape()[2]; ++k) w(l, h, t, k) = s(l, h, k);
     }
-    out.emplace_back(steps[0][a].first, std::move(w));
+    out.emplace_back((*steps[0])[a].first, std::move(w));
   }
   return out;
 }
@@ -212,7 +211,9 @@ std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTe
   }
   for (std::size_t b = 0; b < batch; ++b) {
     out[b].attention = state->source_attention(b);
-    for (auto& named : stack_steps(steps[b])) out[b].attention.push_back(std::move(named));
+    std::vector<const NamedTensors*> rows;
+    for (const NamedTensors& row : steps[b]) rows.push_back(&row);
+    for (auto& named : stack_steps(rows)) out[b].attention.push_back(std::move(named));
     out[b].score = out[b].log_prob;
   }
   return out;
@@ -233,11 +234,28 @@ Translation SequenceModel::translate(const std::vector<int>& src_ids, const Deco
 
 namespace {
 
-// One hypothesis of a beam: its tokens, log-probability and each step's attention rows.
+constexpr std::size_t no_step = static_cast<std::size_t>(-1);
+
+// One decoded step of one hypothesis: the token it chose, its attention rows and the record of
+// the step before it (a back-pointer). A hypothesis is its last record: extending it appends
+// one record instead of copying its whole history (that copy, O(t) tensors per hypothesis and
+// step, was most of batched beam search's time).
+struct StepRecord {
+  std::size_t parent = no_step;
+  int token = Vocab::bos;
+  NamedTensors attention;
+};
+
+// One hypothesis of a beam, live or finished.
 struct Hypothesis {
-  std::vector<int> tokens;
   double log_prob = 0;
-  std::vector<NamedTensors> steps;
+  std::size_t length = 0;      // its tokens, without <eos>
+  std::size_t last = no_step;  // its last record (no_step before the first step)
+  int last_token = Vocab::bos;
+
+  double score(double alpha) const {
+    return log_prob / std::pow(static_cast<double>(std::max<std::size_t>(length, 1)), alpha);
+  }
 };
 
 struct Candidate {
@@ -246,12 +264,20 @@ struct Candidate {
   int token;
 };
 
-Translation finished(const Hypothesis& h, double alpha) {
+// The translation of hypothesis h, read back along its records' parents (once, for the
+// hypothesis that wins: building every finished one's attention stack cost O(t) each).
+Translation translation(const std::vector<StepRecord>& records, const Hypothesis& h, double alpha) {
+  std::vector<const NamedTensors*> steps;
   Translation t;
-  t.tokens = h.tokens;
+  for (std::size_t r = h.last; r != no_step; r = records[r].parent) {
+    steps.push_back(&records[r].attention);
+    if (records[r].token != Vocab::eos) t.tokens.push_back(records[r].token);
+  }
+  std::reverse(steps.begin(), steps.end());
+  std::reverse(t.tokens.begin(), t.tokens.end());
   t.log_prob = h.log_prob;
-  t.score = h.log_prob / std::pow(static_cast<double>(std::max<std::size_t>(h.tokens.size(), 1)), alpha);
-  t.attention = stack_steps(h.steps);
+  t.score = h.score(alpha);
+  t.attention = stack_steps(steps);
   return t;
 }
 
@@ -288,10 +314,11 @@ std::vector<Translation> SequenceModel::beam_search(const IntTensor& src, const 
   std::unique_ptr<DecoderState> state = start(src, src_lens);
   std::vector<Hypothesis> live(sentences);         // rows of the state, grouped by sentence
   std::vector<std::size_t> live_count(sentences, 1);  // each sentence's rows in `live`
-  std::vector<std::vector<Translation>> done(sentences);
+  std::vector<std::vector<Hypothesis>> done(sentences);  // finished: ended by <eos>
+  std::vector<StepRecord> records;                 // every step of every hypothesis
   for (std::size_t t = 0; t < options.max_len && !live.empty(); ++t) {
     std::vector<int> last;
-    for (const Hypothesis& h : live) last.push_back(h.tokens.empty() ? Vocab::bos : h.tokens.back());
+    for (const Hypothesis& h : live) last.push_back(h.last_token);
     const DecodeStep s = step(*state, last);
     std::vector<Hypothesis> next;
     std::vector<std::size_t> parents;
@@ -299,17 +326,15 @@ std::vector<Translation> SequenceModel::beam_search(const IntTensor& src, const 
     for (std::size_t b = 0, first = 0; b < sentences; first += live_count[b], ++b) {
       if (live_count[b] == 0) continue;
       for (const Candidate& c : best_candidates(s.log_probs, live, first, live_count[b], options)) {
-        Hypothesis h = live[c.row];
-        h.log_prob = c.log_prob;
-        NamedTensors row;
-        for (const auto& [name, w] : s.attention) row.emplace_back(name, row_of(w, c.row));
-        h.steps.push_back(std::move(row));
+        const Hypothesis& from = live[c.row];
+        StepRecord record{from.last, c.token, {}};
+        for (const auto& [name, w] : s.attention) record.attention.emplace_back(name, row_of(w, c.row));
+        records.push_back(std::move(record));
         if (c.token == Vocab::eos) {
-          done[b].push_back(finished(h, options.alpha));
+          done[b].push_back({c.log_prob, from.length, records.size() - 1, c.token});
           continue;
         }
-        h.tokens.push_back(c.token);
-        next.push_back(std::move(h));
+        next.push_back({c.log_prob, from.length + 1, records.size() - 1, c.token});
         parents.push_back(c.row);
         ++next_count[b];
       }
@@ -320,9 +345,13 @@ std::vector<Translation> SequenceModel::beam_search(const IntTensor& src, const 
   }
   std::vector<Translation> out;
   for (std::size_t b = 0, first = 0; b < sentences; first += live_count[b], ++b) {
-    for (std::size_t r = first; r < first + live_count[b]; ++r) done[b].push_back(finished(live[r], options.alpha));
-    out.push_back(*std::max_element(done[b].begin(), done[b].end(),
-                                    [](const Translation& a, const Translation& c) { return a.score < c.score; }));
+    done[b].insert(done[b].end(), live.begin() + static_cast<std::ptrdiff_t>(first),
+                   live.begin() + static_cast<std::ptrdiff_t>(first + live_count[b]));
+    const double alpha = options.alpha;
+    const auto best = std::max_element(done[b].begin(), done[b].end(), [alpha](const Hypothesis& a, const Hypothesis& c) {
+      return a.score(alpha) < c.score(alpha);
+    });
+    out.push_back(translation(records, *best, alpha));
   }
   return out;
 }
