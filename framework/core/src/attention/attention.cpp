@@ -1,5 +1,9 @@
 #include "attnlab/attention/attention.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 namespace attn {
 namespace {
 
@@ -14,6 +18,24 @@ ValidLens last_queries(const ValidLens& mask, std::size_t n) {
   for (std::size_t b = 0; b < shape[0]; ++b)
     std::copy_n(mask->data() + (b * t + t - n) * per, n * per, out.data() + b * n * per);
   return out;
+}
+
+// Each row's cached positions then its new ones: [R, t, p] read in `order` (all R rows in
+// order when empty) and fresh [B', n, p] -> [B', t + n, p], in one pass. A constant: decoding
+// is evaluation, never differentiated.
+Var append_positions(const Var& cached, const std::vector<std::size_t>& order, const Var& fresh) {
+  const std::size_t rows = fresh.dim(0), t = cached.dim(1), n = fresh.dim(1), p = fresh.dim(2);
+  if ((order.empty() ? cached.dim(0) : order.size()) != rows || cached.dim(2) != p)
+    throw std::invalid_argument("key/value cache: cached " + shape_str(cached.shape()) + " in " +
+                                std::to_string(order.size()) + " rows' order do not match new positions " +
+                                shape_str(fresh.shape()));
+  Tensor out = Tensor::from_shape({rows, t + n, p});
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::size_t from = order.empty() ? i : order[i];
+    std::copy_n(cached.value().data() + from * t * p, t * p, out.data() + i * (t + n) * p);
+    std::copy_n(fresh.value().data() + i * n * p, n * p, out.data() + (i * (t + n) + t) * p);
+  }
+  return constant(std::move(out));
 }
 
 std::optional<HeadProjections> head_projections(const ParamScope& scope, const AttentionConfig& config,
@@ -45,8 +67,13 @@ AttentionResult Attention::operator()(const AttentionSources& sources, const Val
 AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache& cache) const {
   const FormedQkv formed = mode_.form(sources);                       // [B, n, d]: the new positions
   const FormedQkv fresh = heads_ ? heads_->split(formed) : formed;     // [B', n, p]
-  cache.keys = cache.keys.defined() ? concat({cache.keys, fresh.keys}, 1) : fresh.keys;          // [B', t, p]
-  cache.values = cache.values.defined() ? concat({cache.values, fresh.values}, 1) : fresh.values;
+  if (cache.keys.defined()) {  // [B', t, p]
+    cache.keys = append_positions(cache.keys, cache.order, fresh.keys);
+    cache.values = append_positions(cache.values, cache.order, fresh.values);
+  } else {
+    cache.keys = fresh.keys, cache.values = fresh.values;
+  }
+  cache.order.clear();
   const std::size_t batch = sources.query.dim(0), n = fresh.queries.dim(1), t = cache.keys.dim(1);
   const ValidLens mask = last_queries(mode_.valid_lens(std::nullopt, batch, t, t), n);
   return attend({fresh.queries, cache.keys, cache.values}, mask, ForwardContext::evaluation());
@@ -55,6 +82,7 @@ AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache
 AttentionResult Attention::over_memory(const AttentionSources& sources, const ValidLens& lens, KeyValueCache& cache) const {
   const FormedQkv formed = mode_.form(sources);  // (without the mode's own projections: no arithmetic)
   Var queries;
+  if (!cache.order.empty()) cache = cache.ordered();
   if (cache.keys.defined()) {
     queries = heads_ ? heads_->split_queries(formed.queries) : formed.queries;  // [B', n_q, p]
   } else {
@@ -74,11 +102,19 @@ AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, c
 }
 
 KeyValueCache KeyValueCache::select(const std::vector<std::size_t>& rows, std::size_t batch) const {
-  const std::size_t heads = keys.dim(0) / batch;
-  IntTensor index = IntTensor::from_shape({rows.size() * heads});
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    for (std::size_t h = 0; h < heads; ++h) index(r * heads + h) = static_cast<int>(rows[r] * heads + h);
-  return {index_select(keys, 0, index), index_select(values, 0, index)};
+  const std::size_t current = order.empty() ? keys.dim(0) : order.size(), heads = current / batch;
+  KeyValueCache out{keys, values, {}};
+  out.order.reserve(rows.size() * heads);
+  for (const std::size_t r : rows)
+    for (std::size_t h = 0; h < heads; ++h) out.order.push_back(order.empty() ? r * heads + h : order[r * heads + h]);
+  return out;
+}
+
+KeyValueCache KeyValueCache::ordered() const {
+  if (order.empty()) return *this;
+  IntTensor index = IntTensor::from_shape({order.size()});
+  for (std::size_t i = 0; i < order.size(); ++i) index(i) = static_cast<int>(order[i]);
+  return {index_select(keys, 0, index), index_select(values, 0, index), {}};
 }
 
 }  // namespace attn

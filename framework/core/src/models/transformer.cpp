@@ -12,6 +12,8 @@
 // kv_cache: false re-runs the decoder over the whole prefix at each step; the causal mask makes
 // the two equal (tests/test_models.cpp checks it to 1e-6).
 #include <cmath>
+#include <memory>
+#include <numeric>
 
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/registries.hpp"
@@ -34,24 +36,28 @@ struct TransformerState final : DecoderState {
   Var memory;  // encoder outputs [B, T, d]
   IntTensor src_lens;
   std::vector<std::vector<int>> prefix;  // decoder inputs so far, per row
-  Tensor encoder_weights;                // [B, layer, head, T, T]
+  // The encoder's maps of the sentences, [B_0, layer, head, T, T], shared by every selection
+  // (beam search selects rows at every step and never reads them); row r's sentence is
+  // source_row[r].
+  std::shared_ptr<const Tensor> encoder_weights;
+  std::vector<std::size_t> source_row;
   std::vector<TransformerDecoderBlock::Cache> cache;  // per decoder block (kv_cache: true)
 
   std::unique_ptr<DecoderState> select(const std::vector<std::size_t>& rows) const override {
     auto s = std::make_unique<TransformerState>();
     s->memory = take_rows(memory, rows);
     s->src_lens = take_rows(src_lens, rows);
-    for (std::size_t r : rows) s->prefix.push_back(prefix[r]);
-    s->encoder_weights = take_rows(constant(encoder_weights), rows).value();
+    s->encoder_weights = encoder_weights;
+    for (std::size_t r : rows) s->prefix.push_back(prefix[r]), s->source_row.push_back(source_row[r]);
     for (const auto& c : cache) s->cache.push_back(c.select(rows, memory.dim(0)));
     return s;
   }
 
   NamedTensors source_attention(std::size_t row) const override {
-    const std::size_t per = encoder_weights.size() / encoder_weights.shape()[0];
-    Tensor w = Tensor::from_shape({encoder_weights.shape()[1], encoder_weights.shape()[2], encoder_weights.shape()[3],
-                                   encoder_weights.shape()[4]});
-    std::copy_n(encoder_weights.data() + row * per, per, w.data());
+    const Tensor& all = *encoder_weights;
+    const std::size_t per = all.size() / all.shape()[0];
+    Tensor w = Tensor::from_shape({all.shape()[1], all.shape()[2], all.shape()[3], all.shape()[4]});
+    std::copy_n(all.data() + source_row[row] * per, per, w.data());
     return {{"encoder_self", std::move(w)}};
   }
 };
@@ -109,7 +115,9 @@ class Transformer final : public SequenceModel {
     s->memory = encode(src, src_lens, ForwardContext::evaluation(), weights);
     s->src_lens = src_lens;
     s->prefix.assign(src.shape()[0], {});
-    s->encoder_weights = stack_layers(weights);
+    s->encoder_weights = std::make_shared<const Tensor>(stack_layers(weights));
+    s->source_row.resize(src.shape()[0]);
+    std::iota(s->source_row.begin(), s->source_row.end(), std::size_t{0});
     if (h_.kv_cache) s->cache.resize(decoder_.size());
     return s;
   }

@@ -32,8 +32,16 @@ struct AttentionConfig {
 // attends to all of them, so a step costs the same whatever t, but for the t dot products.
 struct KeyValueCache {
   Var keys, values;
-  // Rows `rows` of the B sequences (beam search reorders hypotheses), with their heads.
+  // A reordering not applied yet: row i of the cache is row order[i] of keys and values (empty:
+  // in order). Beam search reorders the hypotheses after every step; Attention::extend applies
+  // the order while it appends the new positions (one copy of the cache per step, not two),
+  // over_memory before it reads.
+  std::vector<std::size_t> order;
+
+  // Rows `rows` of the B sequences, with their heads (recorded in `order`: nothing is copied).
   KeyValueCache select(const std::vector<std::size_t>& rows, std::size_t batch) const;
+  // Keys and values with `order` applied.
+  KeyValueCache ordered() const;
 };
 
 class Attention {
