@@ -20,6 +20,9 @@ ValidLens last_queries(const ValidLens& mask, std::size_t n) {
   return out;
 }
 
+// The stored row that row i of a cache reads under `order` (KeyValueCache::order; empty: i).
+std::size_t stored_row(const std::vector<std::size_t>& order, std::size_t i) { return order.empty() ? i : order[i]; }
+
 // Each row's cached positions then its new ones: [R, t, p] read in `order` (all R rows in
 // order when empty) and fresh [B', n, p] -> [B', t + n, p], in one pass. A constant: decoding
 // is evaluation, never differentiated.
@@ -31,8 +34,7 @@ Var append_positions(const Var& cached, const std::vector<std::size_t>& order, c
                                 shape_str(fresh.shape()));
   Tensor out = Tensor::from_shape({rows, t + n, p});
   for (std::size_t i = 0; i < rows; ++i) {
-    const std::size_t from = order.empty() ? i : order[i];
-    std::copy_n(cached.value().data() + from * t * p, t * p, out.data() + i * (t + n) * p);
+    std::copy_n(cached.value().data() + stored_row(order, i) * t * p, t * p, out.data() + i * (t + n) * p);
     std::copy_n(fresh.value().data() + i * n * p, n * p, out.data() + (i * (t + n) + t) * p);
   }
   return constant(std::move(out));
@@ -106,7 +108,7 @@ KeyValueCache KeyValueCache::select(const std::vector<std::size_t>& rows, std::s
   KeyValueCache out{keys, values, {}};
   out.order.reserve(rows.size() * heads);
   for (const std::size_t r : rows)
-    for (std::size_t h = 0; h < heads; ++h) out.order.push_back(order.empty() ? r * heads + h : order[r * heads + h]);
+    for (std::size_t h = 0; h < heads; ++h) out.order.push_back(stored_row(order, r * heads + h));
   return out;
 }
 
