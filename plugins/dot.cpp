@@ -9,6 +9,7 @@ class Dot final : public attn::ScoringFunction {
   attn::Var score(const attn::Var& q, const attn::Var& k) override {
     return attn::bmm(q, k, false, true);  // [B, n_q, d] x [B, n_k, d]^T -> [B, n_q, n_k]
   }
+  std::optional<float> dot_product_scale() const override { return 1.0f; }
 };
 
 }  // namespace

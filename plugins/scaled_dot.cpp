@@ -16,6 +16,7 @@ class ScaledDot final : public attn::ScoringFunction {
   attn::Var score(const attn::Var& q, const attn::Var& k) override {
     return attn::bmm(q, k, false, true, inv_sqrt_d_);  // [B, n_q, n_k], scaled in the product
   }
+  std::optional<float> dot_product_scale() const override { return inv_sqrt_d_; }
 
  private:
   float inv_sqrt_d_;

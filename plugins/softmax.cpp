@@ -10,6 +10,11 @@ class Softmax final : public attn::Normalizer {
   attn::Var normalize(const attn::Var& scores, const attn::ValidLens& lens) override {
     return attn::masked_softmax(scores, lens);  // [B, n_q, n_k]
   }
+  attn::NormalizerTraits traits() const override {
+    attn::NormalizerTraits t;
+    t.masked_softmax = true;  // attention may run fused with a dot-product scoring function
+    return t;
+  }
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/gradcheck.hpp"
+#include "attnlab/registries.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
@@ -172,4 +173,161 @@ TEST_CASE("positional encodings: sinusoidal adds the table, learned ones train",
   CHECK(g(0, 0) != 0.0f);
   CHECK_THROWS_WITH(sinusoidal(constant(xt::zeros<float>({1, 21, 6}))), Catch::Contains("max_len 20"));
   CHECK_THROWS_WITH(PositionalEncoding(ParamScope(store, rng, "x"), "rotary", 4, 4), Catch::Contains("'sinusoidal' or 'learned'"));
+}
+
+namespace {
+
+// scale q k^T, declared or not: the same arithmetic as the built-in scaled_dot, with or without
+// the declaration that lets attention run fused (or, `lying`, declaring a scale it does not use).
+class DotTimes final : public ScoringFunction {
+ public:
+  DotTimes(float scale, std::optional<float> declared) : scale_(scale), declared_(declared) {}
+  Var score(const Var& q, const Var& k) override { return bmm(q, k, false, true, scale_); }
+  std::optional<float> dot_product_scale() const override { return declared_; }
+
+ private:
+  float scale_;
+  std::optional<float> declared_;
+};
+
+// A normalizer that declares itself a masked softmax but is not one.
+class FalseSoftmax final : public Normalizer {
+ public:
+  explicit FalseSoftmax(const NormalizerArgs&) {}
+  Var normalize(const Var& scores, const ValidLens& lens) override { return masked_softmax(scores * 2.0f, lens); }
+  NormalizerTraits traits() const override {
+    NormalizerTraits t;
+    t.masked_softmax = true;
+    return t;
+  }
+};
+
+// The output and the gradients of q, k and v of one attention computation, for sum(output * g).
+struct AttentionRun {
+  Tensor output, weights, dq, dk, dv;
+};
+
+AttentionRun run_attention(const std::function<AttentionResult()>& attend, const std::vector<Var>& inputs,
+                           const Tensor& g) {
+  for (const Var& x : inputs) x.zero_grad();
+  const AttentionResult r = attend();
+  sum(r.output * constant(g)).backward();
+  return {r.output.value(), r.weights.value(), inputs[0].grad(), inputs[1].grad(), inputs[2].grad()};
+}
+
+void require_same_run(const AttentionRun& fused, const AttentionRun& composed) {
+  CHECK(xt::allclose(fused.output, composed.output, 1e-5, 1e-5));
+  CHECK(xt::allclose(fused.weights, composed.weights, 1e-5, 1e-6));
+  CHECK(xt::allclose(fused.dq, composed.dq, 1e-4, 1e-5));
+  CHECK(xt::allclose(fused.dk, composed.dk, 1e-4, 1e-5));
+  CHECK(xt::allclose(fused.dv, composed.dv, 1e-4, 1e-5));
+}
+
+}  // namespace
+
+TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling composed, values and gradients",
+          "[attention][fused]") {
+  Rng rng(21);
+  // n_k 3000 makes blocks of 10 queries: 25 queries are two whole blocks and a partial one. Sizes
+  // 40 and 48 (q and k, v) and 45 keys give the register tiles of the products whole tiles of
+  // rows and columns and every kind of remainder.
+  const std::size_t p = 40, pv = 48;
+  for (const auto& [nq, nk] : std::vector<std::pair<std::size_t, std::size_t>>{{3, 5}, {25, 45}, {25, 3000}}) {
+    IntTensor per_query = IntTensor::from_shape({2, nq}), ranges = IntTensor::from_shape({2, nq, 2});
+    for (std::size_t i = 0; i < 2 * nq; ++i) {
+      per_query.data()[i] = static_cast<int>(std::min(i, nk));   // includes a query without keys
+      ranges.data()[2 * i] = static_cast<int>(i % 3), ranges.data()[2 * i + 1] = static_cast<int>(nk - i % 2);
+    }
+    const std::vector<std::pair<std::string, ValidLens>> masks{{"none", std::nullopt},
+                                                               {"lengths [B]", IntTensor{static_cast<int>(nk), 0}},  // a sequence without keys
+                                                               {"lengths [B, n_q]", per_query},
+                                                               {"key ranges [B, n_q, 2]", ranges}};
+    for (const auto& [name, lens] : masks) {
+      DYNAMIC_SECTION(nq << " queries, " << nk << " keys, mask " << name) {
+        Var q = leaf(randn({2, nq, p}, rng)), k = leaf(randn({2, nk, p}, rng)), v = leaf(randn({2, nk, pv}, rng));
+        const Tensor g = randn({2, nq, pv}, rng);
+        const AttentionRun fused = run_attention([&] {
+          const FusedAttention f = softmax_attention(q, k, v, 0.2f, lens);
+          return AttentionResult{f.output, f.weights};
+        }, {q, k, v}, g);
+        const AttentionRun composed = run_attention([&] {
+          return attention_pooling(masked_softmax(bmm(q, k, false, true, 0.2f), lens), v);
+        }, {q, k, v}, g);
+        require_same_run(fused, composed);
+        CHECK_FALSE(fused.weights.size() == 0);
+      }
+    }
+  }
+  SECTION("self-attention: one input as q, k and v gathers three gradients into one") {
+    Var x = leaf(randn({2, 200, 3}, rng));  // blocks of 163 queries: two blocks add into dk and dv
+    const Tensor g = randn({2, 200, 3}, rng);
+    const Var dummy1 = leaf(randn({1}, rng)), dummy2 = leaf(randn({1}, rng));
+    const AttentionRun fused = run_attention([&] {
+      const FusedAttention f = softmax_attention(x, x, x, 0.7f, IntTensor{200, 9});
+      return AttentionResult{f.output, f.weights};
+    }, {x, dummy1, dummy2}, g);
+    const AttentionRun composed = run_attention([&] {
+      return attention_pooling(masked_softmax(bmm(x, x, false, true, 0.7f), IntTensor{200, 9}), x);
+    }, {x, dummy1, dummy2}, g);
+    require_same_run(fused, composed);
+  }
+  SECTION("the gradient check") {
+    Var q = leaf(randn({2, 3, 4}, rng)), k = leaf(randn({2, 5, 4}, rng)), v = leaf(randn({2, 5, 3}, rng));
+    const GradCheckResult r = gradcheck([&] { return softmax_attention(q, k, v, 0.5f, IntTensor{5, 2}).output; },
+                                        NamedVars{{"q", q}, {"k", k}, {"v", v}}, rng);
+    INFO(r.report);
+    CHECK(r.checked > 0);
+    CHECK(r.ok);
+  }
+}
+
+TEST_CASE("attention runs fused exactly when scoring declares a dot product and the normalizer a softmax",
+          "[attention][fused]") {
+  Registries registries = builtins();
+  const float scale = 1.0f / std::sqrt(4.0f);  // head size 16 / 4 heads
+  registries.scoring.add("undeclared", "scaled dot product, not declared",
+                         [scale](const ScoringArgs&) -> std::unique_ptr<ScoringFunction> {
+                           return std::make_unique<DotTimes>(scale, std::nullopt);
+                         });
+  registries.scoring.add("declared", "scaled dot product, declared",
+                         [scale](const ScoringArgs&) -> std::unique_ptr<ScoringFunction> {
+                           return std::make_unique<DotTimes>(scale, scale);
+                         });
+  registries.scoring.add("lying", "scaled dot product, declaring another scale",
+                         [scale](const ScoringArgs&) -> std::unique_ptr<ScoringFunction> {
+                           return std::make_unique<DotTimes>(scale, 2 * scale);
+                         });
+  registries.normalizers.add<FalseSoftmax>("false_softmax", "declares a softmax, is not one");
+  const auto build = [&](const std::string& scoring, const std::string& normalizer, ParamStore& store) {
+    Rng rng(8);
+    AttentionConfig config;
+    config.scoring = {scoring, {}};
+    config.normalizer = {normalizer, {}};
+    config.multi_head = MultiHead{4, 16, false};
+    return Attention(registries, ParamScope(store, rng, "mha"), config, 6, 10, 10);
+  };
+  ParamStore declared_store, undeclared_store;
+  const Attention fused = build("declared", "softmax", declared_store);
+  const Attention composed = build("undeclared", "softmax", undeclared_store);
+  Rng rng(9);
+  Var q = leaf(randn({3, 5, 6}, rng)), memory = leaf(randn({3, 7, 10}, rng));
+  const Var unused = leaf(randn({1}, rng));
+  const Tensor g = randn({3, 5, 16}, rng);
+  const IntTensor lens = {7, 1, 4};
+  const auto run = [&](const Attention& a) {
+    return run_attention([&] { return a({q, memory, memory}, lens, ForwardContext::evaluation()); }, {q, memory, unused}, g);
+  };
+  const AttentionRun a = run(fused), b = run(composed);
+  require_same_run(a, b);
+  // The fused path's weights are a constant (no gradient flows through them); the composed one's are not.
+  CHECK_FALSE(fused({q, memory, memory}, lens, ForwardContext::evaluation()).weights.requires_grad());
+  CHECK(composed({q, memory, memory}, lens, ForwardContext::evaluation()).weights.requires_grad());
+
+  // A false declaration is refused when the plugin is built, naming it.
+  ParamStore store, other_store;
+  CHECK_THROWS_WITH(build("lying", "softmax", store), Catch::Contains("scoring function 'lying'") &&
+                                                          Catch::Contains("declares dot_product_scale() = 1") &&
+                                                          Catch::Contains("exactly scale q k^T"));
+  CHECK_THROWS_WITH(build("declared", "false_softmax", other_store),
+                    Catch::Contains("normalizer 'false_softmax'") && Catch::Contains("declares traits().masked_softmax"));
 }

@@ -113,6 +113,9 @@ TEST_CASE("conformance: every scoring function", "[conformance][scoring]") {
         const Tensor together = slice(scores, 0, b, b + 1).value();
         CHECK(xt::allclose(alone, together, 1e-5, 1e-5));
       }
+      // A declared dot product (fused attention computes scale q k^T instead of calling score) holds.
+      if (const std::optional<float> scale = scoring->dot_product_scale())
+        CHECK(xt::allclose(scores.value(), bmm(q, k, false, true, *scale).value(), 1e-5, 1e-6));
 
       require_gradients([&] { return attention_pooling(masked_softmax(scoring->score(q, k), IntTensor{6, 3, 1}), v).output; },
                         leaves_of(store, {{"q", q}, {"k", k}, {"v", v}}));
@@ -159,6 +162,8 @@ TEST_CASE("conformance: every normalizer, held to its declared traits", "[confor
         const Tensor alone = normalizer->normalize(slice(scores, 0, b, b + 1), IntTensor{len[b]}).value();
         CHECK(xt::allclose(alone, slice(together, 0, b, b + 1).value(), 1e-6, 1e-6));
       }
+      if (traits.masked_softmax)  // declared: fused attention computes masked_softmax instead of calling normalize
+        CHECK(xt::allclose(together.value(), masked_softmax(scores, IntTensor{6, 3, 1}).value(), 1e-6, 1e-6));
       if (traits.non_negative_scores_only)
         CHECK_THROWS_WITH(normalizer->normalize(leaf(-raw), IntTensor{6, 3, 1}), Catch::Contains("negative"));
       // Piecewise-linear normalizers (sparsemax) have kinks: a small step stays on one piece.

@@ -28,7 +28,8 @@
 //    the update's learning rate (schedules) and OptimizerArgs no longer carries one.
 // 6: DatasetSource::footprint and Model::evaluation_footprint (memory estimates); ParamStore
 //    counts and limits the memory a model keeps (ParamScope::keep_table).
-#define ATTNLAB_PLUGIN_API_VERSION 6
+// 7: ScoringFunction::dot_product_scale and NormalizerTraits::masked_softmax (fused attention).
+#define ATTNLAB_PLUGIN_API_VERSION 7
 
 namespace attn {
 

@@ -89,7 +89,7 @@ AttentionResult Attention::over_memory(const AttentionSources& sources, const Va
     queries = heads_ ? heads_->split_queries(formed.queries) : formed.queries;  // [B', n_q, p]
   } else {
     const FormedQkv qkv = heads_ ? heads_->split(formed) : formed;
-    queries = qkv.queries, cache = {qkv.keys, qkv.values};
+    queries = qkv.queries, cache = {qkv.keys, qkv.values, {}};
   }
   const std::size_t batch = sources.query.dim(0);
   const ValidLens mask = mode_.valid_lens(lens, batch, queries.dim(1), cache.keys.dim(1));
@@ -97,9 +97,18 @@ AttentionResult Attention::over_memory(const AttentionSources& sources, const Va
 }
 
 AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context) const {
-  const Var scores = scoring_(qkv.queries, qkv.keys);                               // [B', n_q, n_k]
-  const Var weights = normalizer_(scores, heads_ ? heads_->repeat(mask) : mask);    // [B', n_q, n_k]
-  const AttentionResult pooled = attention_pooling(weights, qkv.values, dropout_, context);
+  const ValidLens lens = heads_ ? heads_->repeat(mask) : mask;
+  AttentionResult pooled;
+  if (scoring_.dot_scale && normalizer_.masked_softmax && !(context.is_training() && dropout_ > 0.0f)) {
+    // A dot product and a softmax, without dropout between the weights and the values: fused
+    // (the same arithmetic; the scores are never stored, and the weights are a constant).
+    FusedAttention fused = softmax_attention(qkv.queries, qkv.keys, qkv.values, *scoring_.dot_scale, lens);
+    pooled = {std::move(fused.output), std::move(fused.weights)};   // [B', n_q, p_v], [B', n_q, n_k]
+  } else {
+    const Var scores = scoring_(qkv.queries, qkv.keys);          // [B', n_q, n_k]
+    const Var weights = normalizer_(scores, lens);                // [B', n_q, n_k]
+    pooled = attention_pooling(weights, qkv.values, dropout_, context);
+  }
   return heads_ ? heads_->merge(pooled) : pooled;
 }
 

@@ -10,6 +10,7 @@
 
 #include "attnlab/autodiff/ops.hpp"
 #include "fast_math.hpp"
+#include "softmax_rows.hpp"
 
 namespace attn {
 namespace {
@@ -37,20 +38,14 @@ float dot_row(const float* a, const float* b, std::size_t n) {
   return total;
 }
 
-// The valid keys [begin, end) of one row.
-struct KeyRange {
-  std::size_t begin = 0, end = 0;
-  std::size_t size() const { return end > begin ? end - begin : 0; }
-};
-
 // Whether `lens` [..., 2] holds key ranges for scores of shape x [..., n]: x's leading axes, then 2.
 bool holds_ranges(const Shape& ls, const Shape& x) {
   return ls.size() == x.size() && ls.back() == 2 && std::equal(ls.begin(), ls.end() - 1, x.begin());
 }
 
-// The valid keys of every row of x [..., n] under `lens` (see ops.hpp): [0, len) for lengths,
-// [first, end) for key ranges, all of [0, n) without.
-std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const char* op = "masked_softmax") {
+}  // namespace
+
+std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const char* op) {
   const std::size_t n = x.back(), rows = num_elements(x) / std::max<std::size_t>(n, 1);
   if (!mask) return std::vector<KeyRange>(rows, KeyRange{0, n});
   const IntTensor& lens = *mask;
@@ -70,9 +65,28 @@ std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const ch
   return out;
 }
 
-// y_j = exp(x_j - max) / sum_{i in K} exp(x_i - max) for j in the row's valid keys K, y_j = 0
-// elsewhere (a row without valid keys is all zeros);  dx = y * (dy - sum(dy * y))
-// Each element of y and dx is written once: no zero fill first (at W3's length 512 these are
+void softmax_row(const float* x, float* y, std::size_t n, KeyRange valid) {
+  const std::size_t begin = valid.begin, len = valid.size();
+  const float mx = len ? row_max(x + begin, len) : 0.0f;  // read before y (which may be x) is written
+  std::fill(y, y + begin, 0.0f);
+  std::fill(y + begin + len, y + n, 0.0f);
+  if (len == 0) return;
+  const float inv = 1.0f / exp_row(x + begin, y + begin, len, mx);
+  for (std::size_t j = begin; j < begin + len; ++j) y[j] *= inv;
+}
+
+void softmax_row_backward(const float* y, const float* dy, float* dx, std::size_t n, float beta) {
+  const float dot = dot_row(dy, y, n);
+  if (beta == 0.0f)
+    for (std::size_t j = 0; j < n; ++j) dx[j] = y[j] * (dy[j] - dot);
+  else
+    for (std::size_t j = 0; j < n; ++j) dx[j] += y[j] * (dy[j] - dot);
+}
+
+namespace {
+
+// The masked softmax of every row (softmax_rows.hpp has the math). Each element of y and dx
+// is written once: no zero fill first (at W3's length 512 these are
 // [128, 512, 512], 134 MB each).
 Var softmax_rows(const Var& x, const IntTensor* lens) {
   if (x.ndim() < 1) throw std::invalid_argument("softmax: needs at least one axis");
@@ -80,31 +94,11 @@ Var softmax_rows(const Var& x, const IntTensor* lens) {
   const std::size_t n = shape.back();
   const auto valid = row_ranges(shape, lens);
   Tensor y = Tensor::from_shape(shape);
-  const float* xs = x.value().data();
-  for (std::size_t r = 0; r < valid.size(); ++r) {
-    const std::size_t begin = valid[r].begin, len = valid[r].size();
-    float* yr = y.data() + r * n;
-    std::fill(yr, yr + begin, 0.0f);
-    std::fill(yr + begin + len, yr + n, 0.0f);
-    if (len == 0) continue;
-    const float* xr = xs + r * n + begin;
-    const float inv = 1.0f / exp_row(xr, yr + begin, len, row_max(xr, len));
-    for (std::size_t j = begin; j < begin + len; ++j) yr[j] *= inv;
-  }
+  for (std::size_t r = 0; r < valid.size(); ++r) softmax_row(x.value().data() + r * n, y.data() + r * n, n, valid[r]);
   return graph_node(std::move(y), {x}, [n](Node& nd) {
     const auto [dx, beta] = nd.parents[0]->grad_target();
-    const float* y = nd.value.data();
-    const float* dy = nd.grad.data();
-    for (std::size_t r = 0; r < nd.value.size() / std::max<std::size_t>(n, 1); ++r) {
-      const float dot = dot_row(dy + r * n, y + r * n, n);
-      float* dxr = dx + r * n;
-      const float* yr = y + r * n;
-      const float* dyr = dy + r * n;
-      if (beta == 0.0f)
-        for (std::size_t j = 0; j < n; ++j) dxr[j] = yr[j] * (dyr[j] - dot);
-      else
-        for (std::size_t j = 0; j < n; ++j) dxr[j] += yr[j] * (dyr[j] - dot);
-    }
+    for (std::size_t r = 0; r < nd.value.size() / std::max<std::size_t>(n, 1); ++r)
+      softmax_row_backward(nd.value.data() + r * n, nd.grad.data() + r * n, dx + r * n, n, beta);
   });
 }
 

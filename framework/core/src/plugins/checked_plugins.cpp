@@ -55,6 +55,27 @@ void require_same_state(const std::string& who, const CellState& got, const Cell
                     " (the parts and shapes of initial_state(), kept from step to step)");
 }
 
+// Fixed inputs for checking what a plugin declares about itself: x_e = sin(frequency e + 1)
+// (no random draws, which would shift the run's random stream).
+Var probe(const Shape& shape, float frequency) {
+  Tensor x = Tensor::from_shape(shape);
+  for (std::size_t e = 0; e < x.size(); ++e) x.data()[e] = std::sin(frequency * static_cast<float>(e) + 1.0f);
+  return constant(std::move(x));
+}
+
+// "" when a plugin's result on a probe equals what it declared to be, to float rounding;
+// otherwise what differs.
+std::string probe_difference(const Var& got, const Var& declared) {
+  if (!got.defined() || got.shape() != declared.shape())
+    return "on a probe it returned shape " + shape_text(got) + " where " + shape_str(declared.shape()) + " was expected";
+  for (std::size_t e = 0; e < got.value().size(); ++e) {
+    const float a = got.value().data()[e], b = declared.value().data()[e];
+    if (!(std::fabs(a - b) <= 1e-5f * (1.0f + std::fabs(b))))
+      return "on a probe it gave " + option_text(a) + " where that gives " + option_text(b);
+  }
+  return "";
+}
+
 }  // namespace
 
 Var CheckedScoring::operator()(const Var& q, const Var& k) const {
@@ -70,7 +91,16 @@ Var CheckedScoring::operator()(const Var& q, const Var& k) const {
 
 CheckedScoring make_scoring(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
                             std::size_t query_dim, std::size_t key_dim) {
-  return {make_handle(kinds.scoring, choice, scope, ScoringArgs{scope, choice.options, query_dim, key_dim})};
+  CheckedScoring s{make_handle(kinds.scoring, choice, scope, ScoringArgs{scope, choice.options, query_dim, key_dim}), std::nullopt};
+  s.dot_scale = guarded(s.who, "dot_product_scale", [&] { return s.plugin->dot_product_scale(); });
+  if (!s.dot_scale) return s;
+  const Var q = probe({1, 3, query_dim}, 0.7f), k = probe({1, 4, key_dim}, 1.3f);
+  const std::string differs =
+      query_dim != key_dim ? "its queries and keys differ in size" : probe_difference(s(q, k), bmm(q, k, false, true, *s.dot_scale));
+  if (!differs.empty())
+    throw SpecError(choice.where, s.who + " declares dot_product_scale() = " + option_text(*s.dot_scale) +
+                                      ", but " + differs + " (return std::nullopt unless score(q, k) is exactly scale q k^T)");
+  return s;
 }
 
 Var CheckedNormalizer::operator()(const Var& scores, const ValidLens& lens) const {
@@ -88,7 +118,16 @@ Var CheckedNormalizer::operator()(const Var& scores, const ValidLens& lens) cons
 }
 
 CheckedNormalizer make_normalizer(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope) {
-  return {make_handle(kinds.normalizers, choice, scope, NormalizerArgs{scope, choice.options})};
+  CheckedNormalizer n{make_handle(kinds.normalizers, choice, scope, NormalizerArgs{scope, choice.options}), false};
+  n.masked_softmax = guarded(n.who, "traits", [&] { return n.plugin->traits(); }).masked_softmax;
+  if (!n.masked_softmax) return n;
+  IntTensor lens = IntTensor::from_shape({1, 2});
+  lens(0, 0) = 3, lens(0, 1) = 5;
+  const Var scores = probe({1, 2, 5}, 2.1f);
+  if (const std::string differs = probe_difference(n(scores, lens), masked_softmax(scores, lens)); !differs.empty())
+    throw SpecError(choice.where, n.who + " declares traits().masked_softmax, but " + differs +
+                                      " (set it only when normalize() is exactly masked_softmax(scores, lens))");
+  return n;
 }
 
 FormedQkv CheckedMode::form(const AttentionSources& sources) const {

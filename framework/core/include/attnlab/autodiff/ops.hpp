@@ -133,6 +133,17 @@ Var rows_where(const std::vector<bool>& keep, const Var& a, const Var& c);
 // Additive (Bahdanau) scores after projection, fused: q [B, n_q, h], k [B, n_k, h], w [h] ->
 // s [B, n_q, n_k], s_bij = sum_h w_h tanh(q_bih + k_bjh), without the [B, n_q, n_k, h] tensor.
 Var additive_scores(const Var& q, const Var& k, const Var& w);
+// Dot-product attention with a masked softmax, fused: q [B, n_q, p], k [B, n_k, p],
+// v [B, n_k, p_v] -> output [B, n_q, p_v] and weights [B, n_q, n_k], where
+//   S = scale q k^T,  W = masked_softmax(S, lens),  output = W v
+// equal to composing bmm, masked_softmax and bmm, with the scores kept in cache one block of
+// queries at a time (never stored). The weights are a constant: gradients reach q, k and v
+// through the output only.
+struct FusedAttention {
+  Var output;   // [B, n_q, p_v]
+  Var weights;  // [B, n_q, n_k], not differentiable
+};
+FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float scale, const ValidLens& lens);
 // q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j||^2 (fused, exact).
 Var squared_distances(const Var& q, const Var& k);
 // q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j|| (its gradient is taken as 0

@@ -57,6 +57,7 @@ struct CheckedScoring : PluginHandle<ScoringFunction> {
   // finite inputs and parameters are its fault. (Non-finite scores from built-ins, or from
   // non-finite inputs, are divergence, which the trainer reports as such.)
   Var operator()(const Var& q, const Var& k) const;
+  std::optional<float> dot_scale;  // the plugin's dot_product_scale(), checked on a probe
 };
 CheckedScoring make_scoring(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
                             std::size_t query_dim, std::size_t key_dim);
@@ -65,6 +66,7 @@ struct CheckedNormalizer : PluginHandle<Normalizer> {
   // normalize(scores, lens), checked: weights must have the scores' shape; an outside plugin's
   // weights must be finite from finite scores and exactly 0 on masked keys.
   Var operator()(const Var& scores, const ValidLens& lens) const;
+  bool masked_softmax = false;  // the plugin's traits().masked_softmax, checked on a probe
 };
 CheckedNormalizer make_normalizer(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope);
 

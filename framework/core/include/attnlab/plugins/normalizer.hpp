@@ -24,6 +24,10 @@ struct NormalizerArgs {
 struct NormalizerTraits {
   bool rows_sum_to_one = true;             // every row of valid length > 0 sums to 1
   bool non_negative_scores_only = false;   // refuses negative scores (kernel)
+  // normalize() is exactly masked_softmax(scores, lens): with a dot-product scoring function
+  // the framework may fuse the two (ScoringFunction::dot_product_scale). Checked on a probe
+  // when the plugin is constructed.
+  bool masked_softmax = false;
 };
 
 class Normalizer {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,11 @@ class ScoringFunction {
  public:
   virtual ~ScoringFunction() = default;
   virtual Var score(const Var& queries, const Var& keys) = 0;
+  // When score(q, k) is exactly scale * q k^T (dot: 1, scaled_dot: 1 / sqrt(d)), return that
+  // scale. With a softmax normalizer and no dropout, attention then runs fused
+  // (softmax_attention in autodiff/ops.hpp: the scores are never stored). The framework checks
+  // the claim on a probe when it constructs the plugin. The default: not a dot product.
+  virtual std::optional<float> dot_product_scale() const { return std::nullopt; }
 };
 
 // For scoring functions that compare q and k entry by entry: refuses d_q != d_k, saying what to

@@ -1,0 +1,30 @@
+// One row of a masked softmax, forward and backward, and the valid keys of every row: shared by
+// masked_softmax (ops_softmax.cpp) and the fused attention (ops_attention.cpp), so both compute
+// the same floats.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "attnlab/tensor.hpp"
+
+namespace attn {
+
+// The valid keys [begin, end) of one row.
+struct KeyRange {
+  std::size_t begin = 0, end = 0;
+  std::size_t size() const { return end > begin ? end - begin : 0; }
+};
+
+// The valid keys of every row of x [..., n] under `mask` (see ops.hpp): [0, len) for lengths
+// [B] or [B, n_q], [first, end) for key ranges [..., 2], all of [0, n) without a mask. Throws
+// std::invalid_argument, naming `op`, when the mask's shape fits neither.
+std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const char* op = "masked_softmax");
+
+// y_j = exp(x_j - max) / sum_{i in valid} exp(x_i - max) for j in `valid`, y_j = 0 elsewhere (a
+// row without valid keys is all zeros). y may be x (in place).
+void softmax_row(const float* x, float* y, std::size_t n, KeyRange valid);
+
+// dx = beta dx + y * (dy - sum(dy * y)) over a row of n. dx may be dy (in place, beta 0).
+void softmax_row_backward(const float* y, const float* dy, float* dx, std::size_t n, float beta);
+
+}  // namespace attn
