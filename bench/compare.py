@@ -100,7 +100,7 @@ def print_gemm_limit(reports):
     for i, result in enumerate(reports["attnlab"]):
         for r in result["results"]:
             met = "yes" if r["fraction_of_gemm_limit"] >= 0.85 else "NO"
-            print(f"| {i + 1} | {r['length']} | {r['gflop']:.3f} | {r['gflops']:.1f} | {result['sgemm_gflops']:.1f} | "
+            print(f"| {i + 1} | {r['length']} | {r['gflop']:.3f} | {r['gflops']:.1f} | {r['sgemm_gflops']:.1f} | "
                   f"{r['fraction_of_gemm_limit']:.3f} | >= 0.85 | {met} |")
 
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attn::bench {
 
@@ -12,9 +13,19 @@ struct Args {
 };
 
 std::string run_gemm(const Args& args);  // matmul/bmm against direct cblas_sgemm
-// The rate of one cblas_sgemm of m x k by k x n on this thread (BLAS as set), GFLOP/s: 2mnk
-// floating-point operations over the median time of `iters` calls into preallocated buffers.
-double sgemm_gflops(std::size_t m, std::size_t n, std::size_t k, int iters);
+// `count` cblas_sgemm products of n x n by n x n on this thread (BLAS as set) into preallocated
+// buffers, per call: the reference whose rate W3's GEMM limit divides by, timed in turns with
+// the workload (paired_median_us) so that both see the same machine.
+class SgemmBurst {
+ public:
+  SgemmBurst(std::size_t n, int count);
+  void operator()();
+  double flops() const;  // 2 n^3 count
+ private:
+  std::size_t n_;
+  int count_;
+  std::vector<float> a_, b_, c_;
+};
 std::string run_w1(const Args& args);    // W1: attention pooling per scoring function
 std::string run_w2(const Args& args);    // W2: Bahdanau seq2seq training on the reverse task
 std::string run_w2_lstm(const Args& args);  // W2 with the LSTM cell

@@ -298,13 +298,14 @@ TEST_CASE("attention runs fused exactly when scoring declares a dot product and 
                            return std::make_unique<DotTimes>(scale, 2 * scale);
                          });
   registries.normalizers.add<FalseSoftmax>("false_softmax", "declares a softmax, is not one");
-  const auto build = [&](const std::string& scoring, const std::string& normalizer, ParamStore& store) {
+  const auto build = [&](const std::string& scoring, const std::string& normalizer, ParamStore& store,
+                         std::size_t key_dim = 10) {
     Rng rng(8);
     AttentionConfig config;
-    config.scoring = {scoring, {}};
-    config.normalizer = {normalizer, {}};
+    config.scoring = {scoring, {}, ""};
+    config.normalizer = {normalizer, {}, ""};
     config.multi_head = MultiHead{4, 16, false};
-    return Attention(registries, ParamScope(store, rng, "mha"), config, 6, 10, 10);
+    return Attention(registries, ParamScope(store, rng, "mha"), config, 6, key_dim, key_dim);
   };
   ParamStore declared_store, undeclared_store;
   const Attention fused = build("declared", "softmax", declared_store);
@@ -319,6 +320,15 @@ TEST_CASE("attention runs fused exactly when scoring declares a dot product and 
   };
   const AttentionRun a = run(fused), b = run(composed);
   require_same_run(a, b);
+  // Self-attention: Q, K and V are head slices of one product x [W_q | W_k | W_v].
+  ParamStore self_declared, self_undeclared;
+  const Attention fused_self = build("declared", "softmax", self_declared, 6);
+  const Attention composed_self = build("undeclared", "softmax", self_undeclared, 6);
+  const auto run_self = [&](const Attention& att) {
+    return run_attention([&] { return att({q, q, q}, IntTensor{{1, 2, 3, 4, 5}, {5, 5, 5, 5, 5}, {0, 1, 2, 2, 2}}, ForwardContext::evaluation()); },
+                         {q, memory, unused}, g);
+  };
+  require_same_run(run_self(fused_self), run_self(composed_self));
   // The fused path's weights are a constant (no gradient flows through them); the composed one's are not.
   CHECK_FALSE(fused({q, memory, memory}, lens, ForwardContext::evaluation()).weights.requires_grad());
   CHECK(composed({q, memory, memory}, lens, ForwardContext::evaluation()).weights.requires_grad());
