@@ -209,8 +209,14 @@ TEST_CASE("SIGKILL in the middle of a sweep: finished runs intact, --resume comp
   RunnerOptions resume = whole;
   resume.output = killed;
   resume.resume = true;
+  // A kill between writing a run and removing its checkpoint leaves a checkpoint of a finished
+  // run (made here by hand): --resume removes it, and the directory with the last one.
+  const std::string finished = ResultsReader(killed).runs().front().id;
+  std::filesystem::create_directories(checkpoint_directory(killed));
+  std::ofstream(checkpoint_path(killed, finished)) << "stale";
   REQUIRE(run_experiment(sweep_spec, resume) == 0);
   CHECK(parameters(killed) == reference);
+  CHECK_FALSE(std::filesystem::exists(checkpoint_directory(killed)));
 }
 
 TEST_CASE("SIGKILL in the middle of a run: --resume continues it from its checkpoint, bit-identically", "[reliability][faults][slow]") {

@@ -164,8 +164,12 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
                              "resume with the same spec and overrides (or start anew with --force)\n", r.id.c_str(), p.output.c_str());
         return 2;
       }
-      if (succeeded(r.status) || r.status == RunStatus::diverged) done.insert(r.id);
+      if (!succeeded(r.status) && r.status != RunStatus::diverged) continue;
+      done.insert(r.id);
       if (r.status == RunStatus::diverged) ++kept_failures;
+      // A kill between writing a run and removing its checkpoint leaves the checkpoint of a run
+      // that is done: it would never be removed, nor its directory.
+      remove_checkpoint(p.output, r.id);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab run: --resume: %s\n", e.what());
