@@ -228,11 +228,11 @@ void require_same_run(const AttentionRun& fused, const AttentionRun& composed) {
 TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling composed, values and gradients",
           "[attention][fused]") {
   Rng rng(21);
-  // n_k 3000 makes blocks of 10 queries: 25 queries are two whole blocks and a partial one. Sizes
+  // n_k 3000 makes blocks of 5 queries: 27 queries are five whole blocks and a partial one. Sizes
   // 40 and 48 (q and k, v) and 45 keys give the register tiles of the products whole tiles of
   // rows and columns and every kind of remainder.
   const std::size_t p = 40, pv = 48;
-  for (const auto& [nq, nk] : std::vector<std::pair<std::size_t, std::size_t>>{{3, 5}, {25, 45}, {25, 3000}}) {
+  for (const auto& [nq, nk] : std::vector<std::pair<std::size_t, std::size_t>>{{3, 5}, {25, 45}, {27, 3000}}) {
     IntTensor per_query = IntTensor::from_shape({2, nq}), ranges = IntTensor::from_shape({2, nq, 2});
     for (std::size_t i = 0; i < 2 * nq; ++i) {
       per_query.data()[i] = static_cast<int>(std::min(i, nk));   // includes a query without keys
@@ -259,7 +259,7 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
     }
   }
   SECTION("self-attention: one input as q, k and v gathers three gradients into one") {
-    Var x = leaf(randn({2, 200, 3}, rng));  // blocks of 163 queries: two blocks add into dk and dv
+    Var x = leaf(randn({2, 200, 3}, rng));  // blocks of 81 queries: three blocks add into dk and dv
     const Tensor g = randn({2, 200, 3}, rng);
     const Var dummy1 = leaf(randn({1}, rng)), dummy2 = leaf(randn({1}, rng));
     const AttentionRun fused = run_attention([&] {

@@ -96,10 +96,11 @@ Var additive_scores(const Var& q, const Var& k, const Var& w) {
 
 namespace {
 
-// Queries per block of softmax_attention: a block's scores (rows x n_k floats) fit in 128 KB,
-// so they are still in the L2 cache when the softmax and the pooling read them.
+// Queries per block of softmax_attention: a block's scores (rows x n_k floats) fit in 64 KB,
+// so they are still in cache when the softmax and the pooling read them. Measured on W3 L512
+// (docs/performance.md): blocks of 64 KB 584 ms, 128 KB 595 ms, 32 KB 596 ms, whole heads 609 ms.
 std::size_t query_block(std::size_t nq, std::size_t nk) {
-  return std::clamp<std::size_t>(32768 / std::max<std::size_t>(nk, 1), 1, std::max<std::size_t>(nq, 1));
+  return std::clamp<std::size_t>(16384 / std::max<std::size_t>(nk, 1), 1, std::max<std::size_t>(nq, 1));
 }
 
 // C [m, n] = alpha A B + beta C for row-major A [m, k], B [k, n]: tile_gemm when C is wide
