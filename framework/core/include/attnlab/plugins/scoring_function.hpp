@@ -28,8 +28,9 @@ class ScoringFunction {
   virtual Var score(const Var& queries, const Var& keys) = 0;
   // When score(q, k) is exactly scale * q k^T (dot: 1, scaled_dot: 1 / sqrt(d)), return that
   // scale. With a softmax normalizer and no dropout, attention then runs fused
-  // (softmax_attention in autodiff/ops.hpp: the scores are never stored). The framework checks
-  // the claim on a probe when it constructs the plugin. The default: not a dot product.
+  // (softmax_attention in autodiff/ops.hpp: the scores are never stored). The framework reads
+  // the scale once and checks it on a probe when it constructs the plugin, so a scale that
+  // learns or changes must not be declared. The default: not a dot product.
   virtual std::optional<float> dot_product_scale() const { return std::nullopt; }
 };
 
