@@ -43,6 +43,10 @@ void remove_checkpoint(const std::string& results_path, const std::string& run_i
   std::error_code ignored;
   fs::remove(checkpoint_path(results_path, run_id), ignored);
   fs::remove(checkpoint_path(results_path, run_id) + ".partial", ignored);
+}
+
+void remove_empty_checkpoint_directory(const std::string& results_path) {
+  std::error_code ignored;
   fs::remove(checkpoint_directory(results_path), ignored);  // only succeeds when empty
 }
 

@@ -29,8 +29,11 @@ void save_checkpoint(const Trainer& trainer, const RunCheckpoint& checkpoint);
 // the same config; returns the epochs it restored (0: the run starts from scratch).
 std::size_t load_checkpoint(Trainer& trainer, const RunCheckpoint& checkpoint);
 
-// One run's checkpoint (its run was written), and the directory once it is empty.
+// One run's checkpoint (its run was written). The directory stays: another run may be about to
+// write into it (remove_empty_checkpoint_directory, once no run is running).
 void remove_checkpoint(const std::string& results_path, const std::string& run_id);
+// The checkpoint directory, if no checkpoint is left in it (the sweep has ended).
+void remove_empty_checkpoint_directory(const std::string& results_path);
 // Every checkpoint of a results file (a new sweep starts).
 void remove_checkpoints(const std::string& results_path);
 

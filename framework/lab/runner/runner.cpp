@@ -346,6 +346,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   Progress progress(stdout, isatty(fileno(stdout)) != 0, mine, mine - todo.size(), spec.runs.size());
   std::string write_error;
   const std::size_t failures = kept_failures + execute_sweep(*p, options, todo, progress, threads, write_error);
+  remove_empty_checkpoint_directory(p->output);  // no run is running now: none can be writing into it
   std::signal(SIGINT, previous);
   std::signal(SIGUSR1, previous_usr1);
   std::signal(SIGTERM, previous_term);
