@@ -271,6 +271,25 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
     }, {x, dummy1, dummy2}, g);
     require_same_run(fused, composed);
   }
+  SECTION("empty: no queries, no keys (outputs and gradients all zeros, as composed)") {
+    for (const auto& [nq, nk] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 5}, {3, 0}}) {
+      Var q = leaf(randn({2, nq, 4}, rng)), k = leaf(randn({2, nk, 4}, rng)), v = leaf(randn({2, nk, 40}, rng));
+      const Tensor g = randn({2, nq, 40}, rng);
+      { Tensor junk = xt::full_like(v.value(), NAN); }  // freed memory the gradient buffers may reuse
+      const auto fused = [&] {
+        const FusedAttention f = softmax_attention(q, k, v, 0.5f, IntTensor{static_cast<int>(nk), 1});
+        return AttentionResult{f.output, f.weights};
+      };
+      const auto composed = [&] {
+        return attention_pooling(masked_softmax(bmm(q, k, false, true, 0.5f), IntTensor{static_cast<int>(nk), 1}), v);
+      };
+      require_same_run(run_attention(fused, {q, k, v}, g), run_attention(composed, {q, k, v}, g));
+      { Tensor junk = xt::full_like(v.value(), NAN); }
+      run_attention(fused, {q, k, v}, g);
+      for (const float x : k.grad()) CHECK(x == 0.0f);
+      for (const float x : v.grad()) CHECK(x == 0.0f);
+    }
+  }
   SECTION("the gradient check") {
     Var q = leaf(randn({2, 3, 4}, rng)), k = leaf(randn({2, 5, 4}, rng)), v = leaf(randn({2, 5, 3}, rng));
     const GradCheckResult r = gradcheck([&] { return softmax_attention(q, k, v, 0.5f, IntTensor{5, 2}).output; },

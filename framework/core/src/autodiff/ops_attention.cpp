@@ -98,7 +98,7 @@ namespace {
 
 // Queries per block of softmax_attention: a block's scores (rows x n_k floats) fit in 64 KB,
 // so they are still in cache when the softmax and the pooling read them. Measured on W3 L512
-// (docs/performance.md): blocks of 64 KB 584 ms, 128 KB 595 ms, 32 KB 596 ms, whole heads 609 ms.
+// (docs/performance.md): blocks of 64 KB 583-585 ms, 128 KB 591-597 ms, 32 KB 593-599 ms.
 std::size_t query_block(std::size_t nq, std::size_t nk) {
   return std::clamp<std::size_t>(16384 / std::max<std::size_t>(nk, 1), 1, std::max<std::size_t>(nq, 1));
 }
@@ -135,7 +135,7 @@ FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float
                                 shape_str(q.shape()) + ", " + shape_str(k.shape()) + ", " + shape_str(v.shape()));
   const std::size_t batch = q.dim(0), nq = q.dim(1), nk = k.dim(1), p = q.dim(2), pv = v.dim(2);
   const std::size_t block = query_block(nq, nk);
-  const auto valid = row_ranges({batch, nq, nk}, lens ? &*lens : nullptr, "softmax_attention");
+  const auto valid = row_ranges({batch, nq, nk}, lens_of(lens), "softmax_attention");
   Tensor w = Tensor::from_shape({batch, nq, nk}), out = Tensor::from_shape({batch, nq, pv});
   const float *qd = q.value().data(), *kd = k.value().data(), *vd = v.value().data();
   std::vector<float> kt(p * nk);  // K_b^T
@@ -154,24 +154,25 @@ FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float
     const float *qd = n.parents[0]->value.data(), *kd = n.parents[1]->value.data(), *vd = n.parents[2]->value.data();
     const float *wd = weights.value().data(), *dout = n.grad.data();
     // Each gradient is written block by block, so when two of q, k and v are one node (self-
-    // attention on x itself) a block of one would land on rows another has not written yet:
-    // then all three add into a zero-filled buffer instead.
-    const bool shared = n.parents[0] == n.parents[1] || n.parents[1] == n.parents[2] || n.parents[0] == n.parents[2];
-    const auto target = [&n, shared](std::size_t i) -> std::pair<float*, float> {
+    // attention on x itself) a block of one would land on rows another has not written yet, and
+    // without queries no block writes dK and dV at all: then they add into zero-filled buffers.
+    const bool into_zeros = n.parents[0] == n.parents[1] || n.parents[1] == n.parents[2] || n.parents[0] == n.parents[2] || nq == 0;
+    const auto target = [&n, into_zeros](std::size_t i) -> std::pair<float*, float> {
       if (!n.wants(i)) return {nullptr, 0.0f};
-      return shared ? std::pair<float*, float>{n.parents[i]->grad_buffer().data(), 1.0f} : n.parents[i]->grad_target();
+      return into_zeros ? std::pair<float*, float>{n.parents[i]->grad_buffer().data(), 1.0f} : n.parents[i]->grad_target();
     };
     const auto [dq, beta_q] = target(0);
     const auto [dk, beta_k] = target(1);
     const auto [dv, beta_v] = target(2);
-    std::vector<float> ds(block * nk), vt(pv * nk);  // one block's dW, then dS in place; V_b^T
+    const bool scores_wanted = dq || dk;
+    std::vector<float> ds(scores_wanted ? block * nk : 0), vt(scores_wanted ? pv * nk : 0);  // a block's dW, then dS; V_b^T
     for (std::size_t b = 0; b < batch; ++b) {
-      if (dq || dk) transpose(vd + b * nk * pv, nk, pv, vt.data());
+      if (scores_wanted) transpose(vd + b * nk * pv, nk, pv, vt.data());
       for (std::size_t i = 0; i < nq; i += block) {
         const std::size_t rows = std::min(block, nq - i), row0 = b * nq + i;
         const float *wi = wd + row0 * nk, *dout_i = dout + row0 * pv;
         if (dv) gemm(true, false, nk, pv, rows, 1.0f, wi, dout_i, i ? 1.0f : beta_v, dv + b * nk * pv);
-        if (!dq && !dk) continue;
+        if (!scores_wanted) continue;
         product(rows, nk, pv, 1.0f, dout_i, vt.data(), 0.0f, ds.data());
         for (std::size_t r = 0; r < rows; ++r) softmax_row_backward(wi + r * nk, ds.data() + r * nk, ds.data() + r * nk, nk, 0.0f);
         if (dq) product(rows, p, nk, scale, ds.data(), kd + b * nk * p, beta_q, dq + row0 * p);

@@ -46,7 +46,7 @@ bool holds_ranges(const Shape& ls, const Shape& x) {
 }  // namespace
 
 std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const char* op) {
-  const std::size_t n = x.back(), rows = num_elements(x) / std::max<std::size_t>(n, 1);
+  const std::size_t n = x.back(), rows = num_elements(Shape(x.begin(), x.end() - 1));  // also when n = 0
   if (!mask) return std::vector<KeyRange>(rows, KeyRange{0, n});
   const IntTensor& lens = *mask;
   const Shape ls(lens.shape().begin(), lens.shape().end());
@@ -115,9 +115,9 @@ float sparsemax_threshold(const float* x, std::size_t len, std::vector<float>& s
   return static_cast<float>(tau);
 }
 
-const IntTensor* lens_of(const ValidLens& lens) { return lens ? &*lens : nullptr; }
-
 }  // namespace
+
+const IntTensor* lens_of(const ValidLens& lens) { return lens ? &*lens : nullptr; }
 
 Var softmax(const Var& x) { return softmax_rows(x, nullptr); }
 
@@ -168,9 +168,7 @@ Var mask_keys(const Var& x, const ValidLens& lens) {
 
 Var masked_softmax(const Var& x, const IntTensor& lens) { return softmax_rows(x, &lens); }
 
-Var masked_softmax(const Var& x, const ValidLens& lens) {
-  return softmax_rows(x, lens ? &*lens : nullptr);
-}
+Var masked_softmax(const Var& x, const ValidLens& lens) { return softmax_rows(x, lens_of(lens)); }
 
 // y_j = x_j - max - log sum_i exp(x_i - max);  dx = dy - softmax(x) * sum(dy)
 Var log_softmax(const Var& x) {

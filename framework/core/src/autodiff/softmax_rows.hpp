@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "attnlab/tensor.hpp"
+#include "attnlab/autodiff/ops.hpp"
 
 namespace attn {
 
@@ -19,12 +19,15 @@ struct KeyRange {
 // [B] or [B, n_q], [first, end) for key ranges [..., 2], all of [0, n) without a mask. Throws
 // std::invalid_argument, naming `op`, when the mask's shape fits neither.
 std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const char* op = "masked_softmax");
+// The mask of optional lengths, or nullptr.
+const IntTensor* lens_of(const ValidLens& lens);
 
 // y_j = exp(x_j - max) / sum_{i in valid} exp(x_i - max) for j in `valid`, y_j = 0 elsewhere (a
 // row without valid keys is all zeros). y may be x (in place).
 void softmax_row(const float* x, float* y, std::size_t n, KeyRange valid);
 
-// dx = beta dx + y * (dy - sum(dy * y)) over a row of n. dx may be dy (in place, beta 0).
+// dx = y * (dy - sum(dy * y)) over a row of n (beta 0: written), or dx += that (beta 1). dx may
+// be dy (in place, beta 0).
 void softmax_row_backward(const float* y, const float* dy, float* dx, std::size_t n, float beta);
 
 }  // namespace attn

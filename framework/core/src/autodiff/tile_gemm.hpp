@@ -8,10 +8,10 @@
 // and run at 55-60% of the sgemm rate there (docs/performance.md, W3). Here each tile of
 // 8 rows x 2 vectors of C stays in 16 registers for the whole of k: per step of k, two vector
 // loads of B, 8 broadcasts of A and 16 fused multiply-adds. Measured on W3's per-head shapes:
-// 82-87 GFLOP/s against OpenBLAS's 54-60 (one thread, AVX-512).
+// 82-88 GFLOP/s against OpenBLAS's 53-60 (one thread, AVX-512; docs/performance.md).
 //
 // Use it when n >= 2 vectors (tile_gemm_fits); B rows are read at stride ldb, so a B of long rows
-// (ldb of many KB) with a long k is slower here than in OpenBLAS (W3's dV = Wᵀ dO: 50 GFLOP/s).
+// (ldb of many KB) with a long k is slower here than in OpenBLAS (W3's dV = Wᵀ dO: 46-62 GFLOP/s).
 #pragma once
 
 #include <cstddef>
