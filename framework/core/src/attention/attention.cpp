@@ -99,7 +99,7 @@ AttentionResult Attention::over_memory(const AttentionSources& sources, const Va
 AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context) const {
   const ValidLens lens = heads_ ? heads_->repeat(mask) : mask;
   AttentionResult pooled;
-  if (scoring_.dot_scale && normalizer_.masked_softmax && !(context.is_training() && dropout_ > 0.0f)) {
+  if (scoring_.dot_scale && normalizer_.masked_softmax && !context.drops(dropout_)) {
     // A dot product and a softmax, without dropout between the weights and the values: fused
     // (the same arithmetic; the scores are never stored, and the weights are a constant).
     FusedAttention fused = softmax_attention(qkv.queries, qkv.keys, qkv.values, *scoring_.dot_scale, lens);

@@ -16,8 +16,10 @@ class ForwardContext {
   static ForwardContext evaluation() { return ForwardContext(nullptr); }
 
   bool is_training() const { return rng_ != nullptr; }
+  // Whether dropout of rate p changes anything in this pass (training, p > 0).
+  bool drops(float p) const { return is_training() && p > 0.0f; }
   // y = dropout(x, p) while training (inverted dropout: kept units scaled by 1/(1-p)); y = x otherwise.
-  Var dropout(const Var& x, float p) const { return is_training() && p > 0.0f ? attn::dropout(x, p, *rng_) : x; }
+  Var dropout(const Var& x, float p) const { return drops(p) ? attn::dropout(x, p, *rng_) : x; }
 
  private:
   explicit ForwardContext(Rng* rng) : rng_(rng) {}
