@@ -233,11 +233,15 @@ void require_same_run(const AttentionRun& fused, const AttentionRun& composed) {
 TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling composed, values and gradients",
           "[attention][fused]") {
   Rng rng(21);
-  // n_k 3000 makes blocks of 5 queries: 27 queries are five whole blocks and a partial one. Sizes
-  // 40 and 48 (q and k, v) and 45 keys give the register tiles of the products whole tiles of
-  // rows and columns and every kind of remainder.
-  const std::size_t p = 40, pv = 48;
-  for (const auto& [nq, nk] : std::vector<std::pair<std::size_t, std::size_t>>{{3, 5}, {25, 45}, {27, 3000}}) {
+  // The block path: n_k 3000 makes blocks of 5 queries: 27 queries are five whole blocks and a
+  // partial one. Sizes 40 and 48 (q and k, v) and 45 keys give the register tiles of the products
+  // whole tiles of rows and columns and every kind of remainder. The short path (rows of at most
+  // one vector: 8 lanes with AVX2, 16 with AVX-512): rows shorter than a vector, and of 8 and 16.
+  struct Sizes {
+    std::size_t nq, nk, p, pv;
+  };
+  for (const auto& [nq, nk, p, pv] : std::vector<Sizes>{{3, 5, 40, 48}, {25, 45, 40, 48}, {27, 3000, 40, 48},
+                                                        {7, 5, 4, 3}, {10, 10, 8, 8}, {9, 16, 16, 16}}) {
     IntTensor per_query = IntTensor::from_shape({2, nq}), ranges = IntTensor::from_shape({2, nq, 2});
     for (std::size_t i = 0; i < 2 * nq; ++i) {
       per_query.data()[i] = static_cast<int>(std::min(i, nk));   // includes a query without keys
@@ -248,31 +252,37 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
                                                                {"lengths [B, n_q]", per_query},
                                                                {"key ranges [B, n_q, 2]", ranges}};
     for (const auto& [name, lens] : masks) {
-      DYNAMIC_SECTION(nq << " queries, " << nk << " keys, mask " << name) {
-        Var q = leaf(randn({2, nq, p}, rng)), k = leaf(randn({2, nk, p}, rng)), v = leaf(randn({2, nk, pv}, rng));
-        const Tensor g = randn({2, nq, pv}, rng);
-        const AttentionRun fused = run_attention([&] {
-          const FusedAttention f = softmax_attention(q, k, v, 0.2f, lens);
-          return AttentionResult{f.output, f.weights};
-        }, {q, k, v}, g);
-        const AttentionRun composed = run_attention([&] {
-          return attention_pooling(masked_softmax(bmm(q, k, false, true, 0.2f), lens), v);
-        }, {q, k, v}, g);
-        require_same_run(fused, composed);
-        CHECK_FALSE(fused.weights.size() == 0);
-      }
+      for (const float dropout : {0.0f, 0.3f})
+        DYNAMIC_SECTION(nq << " queries, " << nk << " keys, sizes " << p << " and " << pv << ", mask " << name
+                                   << ", dropout " << dropout) {
+          Var q = leaf(randn({2, nq, p}, rng)), k = leaf(randn({2, nk, p}, rng)), v = leaf(randn({2, nk, pv}, rng));
+          const Tensor g = randn({2, nq, pv}, rng);
+          Rng fused_rng(77), composed_rng(77);  // one seed: the same mask on both sides
+          const AttentionRun fused = run_attention([&] {
+            const FusedAttention f = softmax_attention(q, k, v, 0.2f, lens, ForwardContext::training(fused_rng).draw_dropout(dropout));
+            return AttentionResult{f.output, f.weights};
+          }, {q, k, v}, g);
+          const AttentionRun composed = run_attention([&] {
+            return attention_pooling(masked_softmax(bmm(q, k, false, true, 0.2f), lens), v, dropout,
+                                     ForwardContext::training(composed_rng));
+          }, {q, k, v}, g);
+          require_same_run(fused, composed);
+          CHECK_FALSE(fused.weights.size() == 0);
+          CHECK(fused_rng.next_u64() == composed_rng.next_u64());  // both drew as many numbers
+        }
     }
   }
   SECTION("self-attention: one input as q, k and v gathers three gradients into one") {
-    Var x = leaf(randn({2, 200, 3}, rng));  // blocks of 81 queries: three blocks add into dk and dv
-    const Tensor g = randn({2, 200, 3}, rng);
+    const int n = GENERATE(200, 7);  // 200: blocks of 81 queries, three add into dk and dv; 7: the short path
+    Var x = leaf(randn({2, static_cast<std::size_t>(n), 3}, rng));
+    const Tensor g = randn({2, static_cast<std::size_t>(n), 3}, rng);
     const Var dummy1 = leaf(randn({1}, rng)), dummy2 = leaf(randn({1}, rng));
     const AttentionRun fused = run_attention([&] {
-      const FusedAttention f = softmax_attention(x, x, x, 0.7f, IntTensor{200, 9});
+      const FusedAttention f = softmax_attention(x, x, x, 0.7f, IntTensor{n, 5});
       return AttentionResult{f.output, f.weights};
     }, {x, dummy1, dummy2}, g);
     const AttentionRun composed = run_attention([&] {
-      return attention_pooling(masked_softmax(bmm(x, x, false, true, 0.7f), IntTensor{200, 9}), x);
+      return attention_pooling(masked_softmax(bmm(x, x, false, true, 0.7f), IntTensor{n, 5}), x);
     }, {x, dummy1, dummy2}, g);
     require_same_run(fused, composed);
   }
@@ -295,13 +305,22 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
       for (const float x : v.grad()) CHECK(x == 0.0f);
     }
   }
-  SECTION("the gradient check") {
-    Var q = leaf(randn({2, 3, 4}, rng)), k = leaf(randn({2, 5, 4}, rng)), v = leaf(randn({2, 5, 3}, rng));
-    const GradCheckResult r = gradcheck([&] { return softmax_attention(q, k, v, 0.5f, IntTensor{5, 2}).output; },
-                                        NamedVars{{"q", q}, {"k", k}, {"v", v}}, rng);
-    INFO(r.report);
-    CHECK(r.checked > 0);
-    CHECK(r.ok);
+  SECTION("the gradient check, both paths, without and with dropout (a fixed seed: the same mask at every evaluation)") {
+    const std::size_t p = GENERATE(4, 40);  // the short path, the block path
+    Var q = leaf(randn({2, 3, p}, rng)), k = leaf(randn({2, 5, p}, rng)), v = leaf(randn({2, 5, 3}, rng));
+    for (const DropoutDraw dropout : {DropoutDraw{}, DropoutDraw{0.4f, 12345}}) {
+      const GradCheckResult r = gradcheck([&] { return softmax_attention(q, k, v, 0.5f, IntTensor{5, 2}, dropout).output; },
+                                          NamedVars{{"q", q}, {"k", k}, {"v", v}}, rng);
+      INFO(r.report);
+      CHECK(r.checked > 0);
+      CHECK(r.ok);
+    }
+  }
+  SECTION("a dropout rate outside [0, 1) is refused") {
+    Var q = leaf(randn({1, 2, 4}, rng));
+    for (const float p : {-0.1f, 1.0f, NAN})
+      CHECK_THROWS_WITH(softmax_attention(q, q, q, 1.0f, std::nullopt, DropoutDraw{p, 1}),
+                        Catch::Contains("softmax_attention: dropout must be in [0, 1)"));
   }
 }
 
@@ -323,12 +342,13 @@ TEST_CASE("attention runs fused exactly when scoring declares a dot product and 
                          });
   registries.normalizers.add<FalseSoftmax>("false_softmax", "declares a softmax, is not one");
   const auto build = [&](const std::string& scoring, const std::string& normalizer, ParamStore& store,
-                         std::size_t key_dim = 10) {
+                         std::size_t key_dim = 10, float dropout = 0.0f) {
     Rng rng(8);
     AttentionConfig config;
     config.scoring = {scoring, {}, ""};
     config.normalizer = {normalizer, {}, ""};
     config.multi_head = MultiHead{4, 16, false};
+    config.dropout = dropout;
     return Attention(registries, ParamScope(store, rng, "mha"), config, 6, key_dim, key_dim);
   };
   ParamStore declared_store, undeclared_store;
@@ -353,6 +373,18 @@ TEST_CASE("attention runs fused exactly when scoring declares a dot product and 
                          {q, memory, unused}, g);
   };
   require_same_run(run_self(fused_self), run_self(composed_self));
+  // Training with dropout on the weights: the fused path applies the mask the composed one draws.
+  ParamStore dropping_declared, dropping_undeclared;
+  const Attention fused_dropping = build("declared", "softmax", dropping_declared, 10, 0.25f);
+  const Attention composed_dropping = build("undeclared", "softmax", dropping_undeclared, 10, 0.25f);
+  const auto run_training = [&](const Attention& att) {
+    Rng stream(31);
+    return run_attention([&] { return att({q, memory, memory}, lens, ForwardContext::training(stream)); },
+                         {q, memory, unused}, g);
+  };
+  const AttentionRun fused_training = run_training(fused_dropping), composed_training = run_training(composed_dropping);
+  require_same_run(fused_training, composed_training);
+  CHECK_FALSE(close(fused_training.output, a.output, 1e-3, 1e-3));  // the mask dropped something
   // The fused path's weights are a constant (no gradient flows through them); the composed one's are not.
   CHECK_FALSE(fused({q, memory, memory}, lens, ForwardContext::evaluation()).weights.requires_grad());
   CHECK(composed({q, memory, memory}, lens, ForwardContext::evaluation()).weights.requires_grad());

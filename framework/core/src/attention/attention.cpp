@@ -99,10 +99,11 @@ AttentionResult Attention::over_memory(const AttentionSources& sources, const Va
 AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context) const {
   const ValidLens lens = heads_ ? heads_->repeat(mask) : mask;
   AttentionResult pooled;
-  if (scoring_.dot_scale && normalizer_.masked_softmax && !context.drops(dropout_)) {
-    // A dot product and a softmax, without dropout between the weights and the values: fused
-    // (the same arithmetic; the scores are never stored, and the weights are a constant).
-    FusedAttention fused = softmax_attention(qkv.queries, qkv.keys, qkv.values, *scoring_.dot_scale, lens);
+  if (scoring_.dot_scale && normalizer_.masked_softmax) {
+    // A dot product and a softmax: fused (the same arithmetic and the same dropout mask; the
+    // scores are never stored, and the weights are a constant).
+    FusedAttention fused = softmax_attention(qkv.queries, qkv.keys, qkv.values, *scoring_.dot_scale, lens,
+                                             context.draw_dropout(dropout_));
     pooled = {std::move(fused.output), std::move(fused.weights)};   // [B', n_q, p_v], [B', n_q, n_k]
   } else {
     const Var scores = scoring_(qkv.queries, qkv.keys);          // [B', n_q, n_k]

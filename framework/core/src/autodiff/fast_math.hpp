@@ -77,7 +77,7 @@ float lane_sum(std::size_t n, F&& f) {
   return total;
 }
 
-// The first `count` (< lanes) floats at p as a vector, the other lanes `fill`; and their store.
+// The first `count` (<= lanes) floats at p as a vector, the other lanes `fill`; and their store.
 // With AVX-512 these are masked loads and stores (they touch no memory past count). Elsewhere
 // the tail goes through a stack buffer, whose scalar stores then vector load cost a
 // store-forwarding stall: with AVX-512 on a row of 10 scores that stall was 20% of softmax.
@@ -99,6 +99,23 @@ inline void store_tail(float* p, std::size_t count, const Batch& v) {
   alignas(64) float tail[lanes];
   v.store_aligned(tail);
   std::copy_n(tail, count, p);
+}
+
+// The vector 0, 1, ..., lanes - 1 (lane j holds j).
+inline Batch lane_indices() {
+  alignas(64) float index[lanes];
+  for (std::size_t j = 0; j < lanes; ++j) index[j] = static_cast<float>(j);
+  return Batch::load_aligned(index);
+}
+
+// The largest of a vector's lanes.
+inline float lane_max(const Batch& v) {
+#if defined(__AVX512F__)
+  if constexpr (lanes == 16) return _mm512_reduce_max_ps(v);
+#endif
+  alignas(64) float lane[lanes];
+  v.store_aligned(lane);
+  return *std::max_element(lane, lane + lanes);
 }
 
 // y = exp(x - shift) over a row of n; returns the sum of y. Vectors of lanes throughout: the

@@ -1,4 +1,5 @@
-// Fused attention primitives: performance choices that still pass the same gradient check.
+// Scoring primitives computed without their large intermediates: additive scores (no [B, n_q, n_k, h]
+// tensor) and (squared) distances; and the L2 normalisation of kernel scorings.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -7,8 +8,6 @@
 
 #include "attnlab/autodiff/ops.hpp"
 #include "fast_math.hpp"
-#include "softmax_rows.hpp"
-#include "tile_gemm.hpp"
 
 namespace attn {
 
@@ -92,95 +91,6 @@ Var additive_scores(const Var& q, const Var& k, const Var& w) {
     n.accumulate(1, dk);
     n.accumulate(2, dw);
   });
-}
-
-namespace {
-
-// Queries per block of softmax_attention: a block's scores (rows x n_k floats) fit in 64 KB,
-// so they are still in cache when the softmax and the pooling read them. Measured on W3 L512
-// (docs/performance.md): blocks of 64 KB 583-585 ms, 128 KB 591-597 ms, 32 KB 593-599 ms.
-std::size_t query_block(std::size_t nq, std::size_t nk) {
-  return std::clamp<std::size_t>(16384 / std::max<std::size_t>(nk, 1), 1, std::max<std::size_t>(nq, 1));
-}
-
-// C [m, n] = alpha A B + beta C for row-major A [m, k], B [k, n]: tile_gemm when C is wide
-// enough for its tiles (attention's per-head shapes), OpenBLAS otherwise.
-void product(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, const float* b, float beta, float* c) {
-  if (tile_gemm_fits(n))
-    tile_gemm(m, n, k, alpha, a, k, b, n, beta, c, n);
-  else
-    gemm(false, false, m, n, k, alpha, a, b, beta, c);
-}
-
-// x [rows, cols] -> out [cols, rows]: keys and values transposed once per sequence, so that the
-// products Q Kᵀ and dO Vᵀ read rows.
-void transpose(const float* x, std::size_t rows, std::size_t cols, float* out) {
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j) out[j * rows + i] = x[i * cols + j];
-}
-
-}  // namespace
-
-// Per sequence b and block of query rows Q_i (shapes [rows, p]; K, V [n_k, p], [n_k, p_v]):
-//   forward   W_i = masked_softmax(scale Q_i K^T) (computed in place in W's rows),  O_i = W_i V
-//   backward  dW_i = dO_i V^T,  dS_i = W_i * (dW_i - rowsum(dW_i * W_i))  (in place),
-//             dQ_i = scale dS_i K,  dK += scale dS_i^T Q_i,  dV += W_i^T dO_i
-// Each block's scores and their gradients are read while still in cache; the unfused path
-// writes and reads the [B, n_q, n_k] scores, weights and their gradients to memory five times.
-// The products with a row-major right operand go through tile_gemm (product above).
-FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float scale, const ValidLens& lens) {
-  if (q.ndim() != 3 || k.ndim() != 3 || v.ndim() != 3 || q.dim(0) != k.dim(0) || v.dim(0) != k.dim(0) ||
-      q.dim(2) != k.dim(2) || v.dim(1) != k.dim(1))
-    throw std::invalid_argument("softmax_attention: expected q [B, n_q, p], k [B, n_k, p], v [B, n_k, p_v], got " +
-                                shape_str(q.shape()) + ", " + shape_str(k.shape()) + ", " + shape_str(v.shape()));
-  const std::size_t batch = q.dim(0), nq = q.dim(1), nk = k.dim(1), p = q.dim(2), pv = v.dim(2);
-  const std::size_t block = query_block(nq, nk);
-  const auto valid = row_ranges({batch, nq, nk}, lens_of(lens), "softmax_attention");
-  Tensor w = Tensor::from_shape({batch, nq, nk}), out = Tensor::from_shape({batch, nq, pv});
-  const float *qd = q.value().data(), *kd = k.value().data(), *vd = v.value().data();
-  std::vector<float> kt(p * nk);  // K_b^T
-  for (std::size_t b = 0; b < batch; ++b) {
-    transpose(kd + b * nk * p, nk, p, kt.data());
-    for (std::size_t i = 0; i < nq; i += block) {
-      const std::size_t rows = std::min(block, nq - i), row0 = b * nq + i;
-      float* wi = w.data() + row0 * nk;
-      product(rows, nk, p, scale, qd + row0 * p, kt.data(), 0.0f, wi);
-      for (std::size_t r = 0; r < rows; ++r) softmax_row(wi + r * nk, wi + r * nk, nk, valid[row0 + r]);
-      product(rows, pv, nk, 1.0f, wi, vd + b * nk * pv, 0.0f, out.data() + row0 * pv);
-    }
-  }
-  const Var weights = constant(std::move(w));
-  Var output = graph_node(std::move(out), {q, k, v}, [weights, scale, batch, nq, nk, p, pv, block](Node& n) {
-    const float *qd = n.parents[0]->value.data(), *kd = n.parents[1]->value.data(), *vd = n.parents[2]->value.data();
-    const float *wd = weights.value().data(), *dout = n.grad.data();
-    // Each gradient is written block by block, so when two of q, k and v are one node (self-
-    // attention on x itself) a block of one would land on rows another has not written yet, and
-    // without queries no block writes dK and dV at all: then they add into zero-filled buffers.
-    const bool into_zeros = n.parents[0] == n.parents[1] || n.parents[1] == n.parents[2] || n.parents[0] == n.parents[2] || nq == 0;
-    const auto target = [&n, into_zeros](std::size_t i) -> std::pair<float*, float> {
-      if (!n.wants(i)) return {nullptr, 0.0f};
-      return into_zeros ? std::pair<float*, float>{n.parents[i]->grad_buffer().data(), 1.0f} : n.parents[i]->grad_target();
-    };
-    const auto [dq, beta_q] = target(0);
-    const auto [dk, beta_k] = target(1);
-    const auto [dv, beta_v] = target(2);
-    const bool scores_wanted = dq || dk;
-    std::vector<float> ds(scores_wanted ? block * nk : 0), vt(scores_wanted ? pv * nk : 0);  // a block's dW, then dS; V_b^T
-    for (std::size_t b = 0; b < batch; ++b) {
-      if (scores_wanted) transpose(vd + b * nk * pv, nk, pv, vt.data());
-      for (std::size_t i = 0; i < nq; i += block) {
-        const std::size_t rows = std::min(block, nq - i), row0 = b * nq + i;
-        const float *wi = wd + row0 * nk, *dout_i = dout + row0 * pv;
-        if (dv) gemm(true, false, nk, pv, rows, 1.0f, wi, dout_i, i ? 1.0f : beta_v, dv + b * nk * pv);
-        if (!scores_wanted) continue;
-        product(rows, nk, pv, 1.0f, dout_i, vt.data(), 0.0f, ds.data());
-        for (std::size_t r = 0; r < rows; ++r) softmax_row_backward(wi + r * nk, ds.data() + r * nk, ds.data() + r * nk, nk, 0.0f);
-        if (dq) product(rows, p, nk, scale, ds.data(), kd + b * nk * p, beta_q, dq + row0 * p);
-        if (dk) gemm(true, false, nk, p, rows, scale, ds.data(), qd + row0 * p, i ? 1.0f : beta_k, dk + b * nk * p);
-      }
-    }
-  });
-  return {std::move(output), weights};
 }
 
 // s_bij = sum_d (q_bid - k_bjd)^2, summed from the differences (not ||q||^2 + ||k||^2 - 2 q.k,

@@ -9,6 +9,7 @@
 
 #include "attnlab/autodiff/ops.hpp"
 #include "attnlab/rng.hpp"
+#include "dropout_mask.hpp"
 #include "fast_math.hpp"
 
 namespace attn {
@@ -20,59 +21,6 @@ Var embedding(const Var& table, const IntTensor& ids) {
   return index_select(table, 0, ids);
 }
 
-namespace {
-
-// The dropout mask's bit source: element i of a mask with seed s keeps its unit when
-// hash(s, i) >= p 2^32, hash = MurmurHash3's 32-bit finaliser of s_lo + i * golden ratio,
-// mixed with s_hi (a counter-based stream: any element without drawing the ones before it,
-// so the backward recomputes the mask instead of storing it, and the loop vectorises).
-struct DropoutMask {
-  using UBatch = xsimd::batch<std::uint32_t>;
-  std::uint32_t lo, hi, threshold;
-  float scale;
-  std::uint32_t scale_bits;
-
-  DropoutMask(std::uint64_t seed, float p)
-      : lo(static_cast<std::uint32_t>(seed)), hi(static_cast<std::uint32_t>(seed >> 32)),
-        threshold(static_cast<std::uint32_t>(std::min(4294967295.0, std::ceil(static_cast<double>(p) * 4294967296.0)))),
-        scale(1.0f / (1.0f - p)) {
-    std::memcpy(&scale_bits, &scale, sizeof scale);
-  }
-
-  // The hash of element indices i (one, or a vector of them).
-  template <class U>
-  U hash(U i) const {
-    U h = (U(lo) + i * U(0x9E3779B9u)) ^ U(hi);
-    h ^= h >> 16;
-    h *= U(0x85EBCA6Bu);
-    h ^= h >> 13;
-    h *= U(0xC2B2AE35u);
-    return h ^ (h >> 16);
-  }
-  // m_i / (1 - p): scale or 0, for a vector of indices
-  Batch factors(const UBatch& i) const {
-    const UBatch keep = xsimd::bitwise_cast(hash(i) >= UBatch(threshold));  // all ones or zero
-    return xsimd::bitwise_cast<Batch>(keep & UBatch(scale_bits));
-  }
-  // out[i] = in[i] m_i / (1 - p), or out[i] += that (add)
-  void apply(const float* in, float* out, std::size_t n, bool add = false) const {
-    alignas(64) std::uint32_t first[lanes];
-    for (std::size_t k = 0; k < lanes; ++k) first[k] = static_cast<std::uint32_t>(k);
-    UBatch index = UBatch::load_aligned(first);
-    std::size_t i = 0;
-    for (; i + lanes <= n; i += lanes, index += UBatch(static_cast<std::uint32_t>(lanes))) {
-      Batch v = Batch::load_unaligned(in + i) * factors(index);
-      if (add) v += Batch::load_unaligned(out + i);
-      v.store_unaligned(out + i);
-    }
-    for (; i < n; ++i) {
-      const float v = hash(static_cast<std::uint32_t>(i)) >= threshold ? in[i] * scale : 0.0f;
-      out[i] = add ? out[i] + v : v;
-    }
-  }
-};
-
-}  // namespace
 
 // y = x * m / (1 - p), m_i ~ Bernoulli(1 - p): the mask is DropoutMask's for one 64-bit seed
 // drawn from the run's rng;  dx += dy * m / (1 - p), the mask recomputed from the seed
@@ -80,14 +28,14 @@ Var dropout(const Var& x, float p, Rng& rng) {
   if (!(p >= 0.0f && p < 1.0f))
     throw std::invalid_argument("dropout: p must be in [0, 1), got " + std::to_string(p));
   if (p == 0.0f) return x;
-  if (x.value().size() > 0xFFFFFFFFu) throw std::invalid_argument("dropout: more than 2^32 elements in " + shape_str(x.shape()));
+  require_mask_fits(x.shape(), "dropout");
   const DropoutMask mask(rng.next_u64(), p);
   Tensor y = Tensor::from_shape(x.shape());
   mask.apply(x.value().data(), y.data(), y.size());
   return graph_node(std::move(y), {x}, [mask](Node& n) {
     if (!n.wants(0)) return;
     const auto [dx, beta] = n.parents[0]->grad_target();
-    mask.apply(n.grad.data(), dx, n.grad.size(), beta != 0.0f);
+    mask.apply(n.grad.data(), dx, n.grad.size(), 0, beta != 0.0f);
   });
 }
 

@@ -66,6 +66,7 @@ std::vector<KeyRange> row_ranges(const Shape& x, const IntTensor* mask, const ch
 }
 
 void softmax_row(const float* x, float* y, std::size_t n, KeyRange valid) {
+  if (n <= lanes) return store_tail(y, n, softmax_lanes(load_tail(x, n, 0.0f), valid));
   const std::size_t begin = valid.begin, len = valid.size();
   const float mx = len ? row_max(x + begin, len) : 0.0f;  // read before y (which may be x) is written
   std::fill(y, y + begin, 0.0f);

@@ -3,9 +3,11 @@
 // the same floats.
 #pragma once
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "fast_math.hpp"
 
 namespace attn {
 
@@ -25,6 +27,19 @@ const IntTensor* lens_of(const ValidLens& lens);
 // y_j = exp(x_j - max) / sum_{i in valid} exp(x_i - max) for j in `valid`, y_j = 0 elsewhere (a
 // row without valid keys is all zeros). y may be x (in place).
 void softmax_row(const float* x, float* y, std::size_t n, KeyRange valid);
+
+// softmax_row of a row of at most `lanes` scores held in one vector (lane j: key j): lanes
+// outside `valid`, and a row without valid keys, give 0. The same floats as softmax_row, which
+// calls it for such rows; the fused attention's short rows (short_attention.hpp) never leave
+// registers.
+inline Batch softmax_lanes(const Batch& x, KeyRange valid) {
+  if (valid.size() == 0) return Batch(0.0f);
+  const Batch lane = lane_indices();
+  const auto in = (lane >= Batch(static_cast<float>(valid.begin))) & (lane < Batch(static_cast<float>(valid.end)));
+  const Batch s = xsimd::select(in, x, Batch(-std::numeric_limits<float>::infinity()));
+  const Batch e = xsimd::exp(s - Batch(lane_max(s)));  // 0 outside `valid`
+  return e * Batch(1.0f / xsimd::hadd(e));
+}
 
 // dx = y * (dy - sum(dy * y)) over a row of n (beta 0: written), or dx += that (beta 1). dx may
 // be dy (in place, beta 0).

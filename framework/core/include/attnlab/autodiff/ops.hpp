@@ -3,6 +3,7 @@
 // (scoring functions, cells, attention, models) is a composition of these.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -135,15 +136,21 @@ Var rows_where(const std::vector<bool>& keep, const Var& a, const Var& c);
 Var additive_scores(const Var& q, const Var& k, const Var& w);
 // Dot-product attention with a masked softmax, fused: q [B, n_q, p], k [B, n_k, p],
 // v [B, n_k, p_v] -> output [B, n_q, p_v] and weights [B, n_q, n_k], where
-//   S = scale q k^T,  W = masked_softmax(S, lens),  output = W v
-// equal to composing bmm, masked_softmax and bmm, with the scores kept in cache one block of
-// queries at a time (never stored). The weights are a constant: gradients reach q, k and v
-// through the output only.
+//   S = scale q k^T,  W = masked_softmax(S, lens),  output = dropout(W) v
+// equal to composing bmm, masked_softmax, dropout and bmm, with the scores kept in cache one
+// block of queries at a time (never stored). Dropout (rate `dropout.p`, none when 0) draws the
+// mask dropout() draws from the same seed. The weights, before dropout, are a constant:
+// gradients reach q, k and v through the output only.
+struct DropoutDraw {
+  float p = 0.0f;          // rate, in [0, 1)
+  std::uint64_t seed = 0;  // the mask's seed (ForwardContext::draw_dropout takes it from the run's rng)
+};
 struct FusedAttention {
   Var output;   // [B, n_q, p_v]
   Var weights;  // [B, n_q, n_k], not differentiable
 };
-FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float scale, const ValidLens& lens);
+FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float scale, const ValidLens& lens,
+                                 DropoutDraw dropout = {});
 // q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j||^2 (fused, exact).
 Var squared_distances(const Var& q, const Var& k);
 // q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j|| (its gradient is taken as 0
