@@ -48,9 +48,7 @@ struct DropoutMask {
   }
   // The indices first, first + 1, ..., first + lanes - 1 (modulo 2^32, as the mask's indices).
   static UBatch indices_from(std::size_t first) {
-    alignas(64) std::uint32_t indices[lanes];
-    for (std::size_t k = 0; k < lanes; ++k) indices[k] = static_cast<std::uint32_t>(first + k);
-    return UBatch::load_aligned(indices);
+    return UBatch(static_cast<std::uint32_t>(first)) + UBatch::load_aligned(lane_numbers_u32);
   }
   // out[i] = in[i] m_(first + i) / (1 - p), or out[i] += that (add): n elements of the mask
   // from element `first` on (in and out may be the same array)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -101,12 +102,27 @@ inline void store_tail(float* p, std::size_t count, const Batch& v) {
   std::copy_n(tail, count, p);
 }
 
-// The vector 0, 1, ..., lanes - 1 (lane j holds j).
-inline Batch lane_indices() {
-  alignas(64) float index[lanes];
-  for (std::size_t j = 0; j < lanes; ++j) index[j] = static_cast<float>(j);
-  return Batch::load_aligned(index);
+// to[0, n) = from[0, n), or += that (add): vectors and a masked tail, inline. For the short rows
+// of heads (8 floats in W5) and biases, where a call to memmove per row cost more than the copy.
+inline void copy_row(const float* from, float* to, std::size_t n, bool add = false) {
+  std::size_t k = 0;
+  for (; k + lanes <= n; k += lanes) {
+    const Batch x = Batch::load_unaligned(from + k);
+    (add ? x + Batch::load_unaligned(to + k) : x).store_unaligned(to + k);
+  }
+  if (k == n) return;
+  const Batch x = load_tail(from + k, n - k, 0.0f);
+  store_tail(to + k, n - k, add ? x + load_tail(to + k, n - k, 0.0f) : x);
 }
+
+// Lane numbers, loaded from constants: a vector built lane by lane on the stack would be a
+// vector load of floats just stored one by one, which waits for the stores.
+static_assert(lanes <= 16, "lane_numbers holds 16 lanes");
+alignas(64) inline constexpr float lane_numbers[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+alignas(64) inline constexpr std::uint32_t lane_numbers_u32[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+// The vector 0, 1, ..., lanes - 1 (lane j holds j).
+inline Batch lane_indices() { return Batch::load_aligned(lane_numbers); }
 
 // The largest of a vector's lanes.
 inline float lane_max(const Batch& v) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "fast_math.hpp"
 
 namespace attn {
 
@@ -35,7 +36,7 @@ Var linear(const Var& x, const Var& w, const Var& b) {
   Shape out = x.shape();
   out.back() = cols;
   Tensor y = Tensor::from_shape(out);
-  for (std::size_t r = 0; r < rows; ++r) std::copy_n(b.value().data(), cols, y.data() + r * cols);
+  for (std::size_t r = 0; r < rows; ++r) copy_row(b.value().data(), y.data() + r * cols, cols);
   gemm(false, false, rows, cols, k, x.value().data(), w.value().data(), 1.0f, y.data());
   return graph_node(std::move(y), {x, w, b}, [rows, cols, k](Node& n) {
     const float *dy = n.grad.data(), *xv = n.parents[0]->value.data(), *wv = n.parents[1]->value.data();

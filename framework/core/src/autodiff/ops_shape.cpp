@@ -6,6 +6,7 @@
 #include <xtensor/xmanipulation.hpp>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "fast_math.hpp"
 
 namespace attn {
 namespace {
@@ -79,10 +80,7 @@ void move_heads(const float* src, float* dst, std::size_t b, std::size_t n, std:
         const std::size_t by_head = ((bi * h + hi) * n + ni) * p, by_position = (bi * n + ni) * stride + hi * p;
         const float* from = src + (to_heads ? by_position : by_head);
         float* to = dst + (to_heads ? by_head : by_position);
-        if (add)
-          for (std::size_t k = 0; k < p; ++k) to[k] += from[k];
-        else
-          std::copy_n(from, p, to);
+        copy_row(from, to, p, add);
       }
 }
 
