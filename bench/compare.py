@@ -62,7 +62,11 @@ def fmt(value):
 
 def run(cmd):
     """The last stdout line of cmd, parsed, and that line itself."""
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"compare.py: {' '.join(cmd)} ended with exit code {done.returncode}; its last words:\n"
+                 + "\n".join(done.stderr.strip().splitlines()[-10:]))
+    out = done.stdout.strip().splitlines()
     return json.loads(out[-1]), out[-1]
 
 

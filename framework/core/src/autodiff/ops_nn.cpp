@@ -89,8 +89,10 @@ Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps) {
       }) / static_cast<float>(d);
       float* dxr = dx + r * d;
       const float is = (*inv_sigma)[r];
-      for (std::size_t j = 0; j < d; ++j)
-        dxr[j] = beta * dxr[j] + is * (dyr[j] * g[j] - mean_g - hr[j] * mean_gh);
+      for (std::size_t j = 0; j < d; ++j) {  // beta 0: dx is a fresh, unwritten buffer (0 * NaN is NaN)
+        const float grad = is * (dyr[j] * g[j] - mean_g - hr[j] * mean_gh);
+        dxr[j] = beta == 0.0f ? grad : dxr[j] + grad;
+      }
     }
   });
 }
