@@ -90,18 +90,25 @@ void blocked_forward(const AttentionInputs& in, float scale, const std::optional
   }
 }
 
+// The block path's buffers, allocated once for all sequences: a block's dD, then dW, then dS;
+// V_b^T; a block's D_i.
+struct BackwardScratch {
+  std::vector<float> ds, vt, dropped;
+};
+
 // The block path's backward of one sequence (the math above softmax_attention).
 void blocked_backward_sequence(const AttentionInputs& in, const Sequence& s, float scale, const std::optional<DropoutMask>& mask,
-                               const float* w, const float* dout, GradientTarget dq, GradientTarget dk, GradientTarget dv) {
+                               const float* w, const float* dout, GradientTarget dq, GradientTarget dk, GradientTarget dv,
+                               BackwardScratch& scratch) {
   const std::size_t block = query_block(in.nq, in.nk);
   const bool scores_wanted = dq.data || dk.data;
-  std::vector<float> ds(scores_wanted ? block * in.nk : 0), vt(scores_wanted ? in.pv * in.nk : 0), dropped;  // a block's dD, dW, dS; V^T; D_i
+  std::vector<float> &ds = scratch.ds, &vt = scratch.vt;
   if (scores_wanted) transpose(s.v, in.nk, in.pv, vt.data());
   for (std::size_t i = 0; i < in.nq; i += block) {
     const std::size_t rows = std::min(block, in.nq - i), row0 = s.first + i;
     const float *wi = w + row0 * in.nk, *dout_i = dout + row0 * in.pv;
     if (dv.data)
-      gemm(true, false, in.nk, in.pv, rows, 1.0f, dropped_weights(mask, wi, rows * in.nk, row0 * in.nk, dropped), dout_i,
+      gemm(true, false, in.nk, in.pv, rows, 1.0f, dropped_weights(mask, wi, rows * in.nk, row0 * in.nk, scratch.dropped), dout_i,
            i ? 1.0f : dv.beta, dv.data);
     if (!scores_wanted) continue;
     product(rows, in.nk, in.pv, 1.0f, dout_i, vt.data(), 0.0f, ds.data());
@@ -117,8 +124,12 @@ void blocked_backward_sequence(const AttentionInputs& in, const Sequence& s, flo
 void blocked_backward(const AttentionInputs& in, float scale, const std::optional<DropoutMask>& mask, const float* w,
                       const float* dout, GradientTarget dq, GradientTarget dk, GradientTarget dv) {
   const auto at = [](GradientTarget g, std::size_t offset) { return g.data ? GradientTarget{g.data + offset, g.beta} : g; };
+  const bool scores_wanted = dq.data || dk.data;
+  BackwardScratch scratch{std::vector<float>(scores_wanted ? query_block(in.nq, in.nk) * in.nk : 0),
+                          std::vector<float>(scores_wanted ? in.pv * in.nk : 0), {}};
   for (std::size_t b = 0; b < in.batch; ++b)
-    blocked_backward_sequence(in, sequence(in, b), scale, mask, w, dout, dq, at(dk, b * in.nk * in.p), at(dv, b * in.nk * in.pv));
+    blocked_backward_sequence(in, sequence(in, b), scale, mask, w, dout, dq, at(dk, b * in.nk * in.p), at(dv, b * in.nk * in.pv),
+                              scratch);
 }
 
 // The gradient target of parent i: none when it wants no gradient; a zero-filled buffer to add
