@@ -236,12 +236,13 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
   // The block path: n_k 3000 makes blocks of 5 queries: 27 queries are five whole blocks and a
   // partial one. Sizes 40 and 48 (q and k, v) and 45 keys give the register tiles of the products
   // whole tiles of rows and columns and every kind of remainder. The short path (rows of at most
-  // one vector: 8 lanes with AVX2, 16 with AVX-512): rows shorter than a vector, and of 8 and 16.
+  // one vector: 8 lanes with AVX2, 16 with AVX-512): rows shorter than a vector, rows of exactly 8
+  // (one AVX2 vector), and with AVX-512 rows of 10 (W5's shape) and of exactly 16.
   struct Sizes {
     std::size_t nq, nk, p, pv;
   };
   for (const auto& [nq, nk, p, pv] : std::vector<Sizes>{{3, 5, 40, 48}, {25, 45, 40, 48}, {27, 3000, 40, 48},
-                                                        {7, 5, 4, 3}, {10, 10, 8, 8}, {9, 16, 16, 16}}) {
+                                                        {7, 5, 4, 3}, {9, 8, 8, 8}, {10, 10, 8, 8}, {9, 16, 16, 16}}) {
     IntTensor per_query = IntTensor::from_shape({2, nq}), ranges = IntTensor::from_shape({2, nq, 2});
     for (std::size_t i = 0; i < 2 * nq; ++i) {
       per_query.data()[i] = static_cast<int>(std::min(i, nk));   // includes a query without keys
@@ -286,10 +287,11 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
     }, {x, dummy1, dummy2}, g);
     require_same_run(fused, composed);
   }
-  SECTION("empty: no queries, no keys (outputs and gradients all zeros, as composed)") {
+  SECTION("empty: no queries, no keys (outputs and gradients all zeros, as composed), both paths") {
+    const std::size_t pv = GENERATE(40, 3);  // the block path, the short path
     for (const auto& [nq, nk] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 5}, {3, 0}}) {
-      Var q = leaf(randn({2, nq, 4}, rng)), k = leaf(randn({2, nk, 4}, rng)), v = leaf(randn({2, nk, 40}, rng));
-      const Tensor g = randn({2, nq, 40}, rng);
+      Var q = leaf(randn({2, nq, 4}, rng)), k = leaf(randn({2, nk, 4}, rng)), v = leaf(randn({2, nk, pv}, rng));
+      const Tensor g = randn({2, nq, pv}, rng);
       { Tensor junk = xt::full_like(v.value(), NAN); }  // freed memory the gradient buffers may reuse
       const auto fused = [&] {
         const FusedAttention f = softmax_attention(q, k, v, 0.5f, IntTensor{static_cast<int>(nk), 1});

@@ -135,11 +135,16 @@ TEST_CASE("the behaviour comparison can fail: another seed differs", "[behaviour
 
 // What fresh heap memory holds never reaches a result: each behaviour spec, and W5's Transformer
 // for 20 epochs, run once as usual and once with every heap block handed out full of NaN bytes
-// (tests/tools/nan_fill.c, preloaded), give the same file bit for bit. A layer norm backward that
+// (tests/tools/nan_fill.cpp, preloaded), give the same file bit for bit. A layer norm backward that
 // computed `beta * dx` on its unwritten gradient buffer made this fail (NaN at the first epoch);
 // with ordinary allocation it made about 3 in 100 W5 runs diverge, depending on the address
 // layout.
 TEST_CASE("results do not depend on what freshly allocated memory holds", "[behaviour]") {
+  // The preload takes: a block that Python's ctypes allocates comes back full of 0xFF bytes.
+  const auto probe = attn::test::command_output(
+      "LD_PRELOAD=" ATTNLAB_NAN_FILL " /usr/bin/python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = "
+      "ctypes.c_void_p; print(ctypes.string_at(c.malloc(24), 24).hex())' 2>&1");
+  REQUIRE(probe.text == std::string(48, 'f') + "\n");
   TempDir tmp("attnlab-nan-fill");
   const std::vector<std::pair<std::string, std::string>> specs{
       {"tests/golden/behaviour/nadaraya-watson.yaml", ""},      {"tests/golden/behaviour/seq2seq.yaml", ""},

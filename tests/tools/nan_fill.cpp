@@ -1,5 +1,5 @@
-// LD_PRELOAD library for test_behaviour_golden.cpp: every heap block of 64 bytes or more comes
-// back filled with 0xFF bytes, which are NaN as floats. Code that reads memory it has not
+// LD_PRELOAD library for test_behaviour_golden.cpp: every heap block comes back filled with 0xFF
+// bytes, which are NaN as floats. Code that reads memory it has not
 // written (0 * NaN is NaN) then shows it on every run, instead of on the few runs whose address
 // layout leaves a NaN-looking allocator pointer in a reused block.
 #include <cerrno>
@@ -12,7 +12,7 @@ void* __libc_malloc(std::size_t size);
 void* __libc_memalign(std::size_t alignment, std::size_t size);
 
 static void* filled(void* p, std::size_t size) {
-  if (p && size >= 64) std::memset(p, 0xFF, size);
+  if (p) std::memset(p, 0xFF, size);
   return p;
 }
 

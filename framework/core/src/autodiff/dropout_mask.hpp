@@ -1,5 +1,6 @@
 // The dropout mask shared by dropout() (ops_nn.cpp) and the fused attention's dropout on its
-// weights (ops_attention.cpp), so both drop the same units for the same seed.
+// weights (ops_fused_attention.cpp, short_attention.cpp), so both drop the same units for the
+// same seed.
 #pragma once
 #include <algorithm>
 #include <cmath>

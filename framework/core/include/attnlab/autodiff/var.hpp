@@ -31,9 +31,12 @@ struct Node {
 
   // The gradient buffer, zero-initialised with the value's shape on first use.
   Tensor& grad_buffer();
-  // For a kernel that writes EVERY element as out = beta * out + contribution (sgemm's beta):
-  // the gradient buffer and the beta to use, 0 when nothing was accumulated yet (the buffer is
-  // then allocated without the zero fill), 1 otherwise.
+  // For a kernel that writes EVERY element as out = contribution (beta 0) or out += contribution
+  // (beta 1), like sgemm's beta: the gradient buffer and the beta to use, 0 when nothing was
+  // accumulated yet (the buffer is then allocated without the zero fill), 1 otherwise. With
+  // beta 0 never read the buffer, not even as 0 * out: it holds whatever the memory held, NaN
+  // included (tests/tools/nan_fill.cpp shows it; test "results do not depend on what freshly
+  // allocated memory holds").
   std::pair<float*, float> grad_target();
   // True when parent i takes a gradient (skip computing what nobody needs).
   bool wants(std::size_t i) const { return parents[i]->requires_grad; }

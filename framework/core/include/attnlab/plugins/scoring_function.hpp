@@ -27,7 +27,7 @@ class ScoringFunction {
   virtual ~ScoringFunction() = default;
   virtual Var score(const Var& queries, const Var& keys) = 0;
   // When score(q, k) is exactly scale * q k^T (dot: 1, scaled_dot: 1 / sqrt(d)), return that
-  // scale. With a softmax normalizer and no dropout, attention then runs fused
+  // scale. With a softmax normalizer, attention then runs fused, dropout included
   // (softmax_attention in autodiff/ops.hpp: the scores are never stored). The framework reads
   // the scale once and checks it on a probe when it constructs the plugin, so a scale that
   // learns or changes must not be declared. The default: not a dot product.
