@@ -322,7 +322,7 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
     Var q = leaf(randn({1, 2, 4}, rng));
     for (const float p : {-0.1f, 1.0f, NAN})
       CHECK_THROWS_WITH(softmax_attention(q, q, q, 1.0f, std::nullopt, DropoutDraw{p, 1}),
-                        Catch::Contains("softmax_attention: dropout must be in [0, 1)"));
+                        Catch::Contains("softmax_attention: the dropout rate must be in [0, 1)"));
   }
 }
 

@@ -115,6 +115,13 @@ inline void copy_row(const float* from, float* to, std::size_t n, bool add = fal
   store_tail(to + k, n - k, add ? x + load_tail(to + k, n - k, 0.0f) : x);
 }
 
+// out[j * out_stride + i] = x[i * cols + j]: x [rows, cols] transposed into the rows of out
+// (out_stride >= rows; the fused attention's K^T and V^T, and the short path's columns).
+inline void transpose(const float* x, std::size_t rows, std::size_t cols, float* out, std::size_t out_stride) {
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) out[j * out_stride + i] = x[i * cols + j];
+}
+
 // Lane numbers, loaded from constants: a vector built lane by lane on the stack would be a
 // vector load of floats just stored one by one, which waits for the stores.
 static_assert(lanes <= 16, "lane_numbers holds 16 lanes");

@@ -36,17 +36,9 @@ void product(std::size_t m, std::size_t n, std::size_t k, float alpha, const flo
     gemm(false, false, m, n, k, alpha, a, b, beta, c);
 }
 
-// x [rows, cols] -> out [cols, rows]: keys and values transposed once per sequence, so that the
-// products Q Kᵀ and dO Vᵀ read rows.
-void transpose(const float* x, std::size_t rows, std::size_t cols, float* out) {
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j) out[j * rows + i] = x[i * cols + j];
-}
-
 // The mask: none at rate 0 (then nothing is drawn or applied).
 std::optional<DropoutMask> dropout_mask(const DropoutDraw& dropout, const Shape& weights) {
-  if (!(dropout.p >= 0.0f && dropout.p < 1.0f))
-    throw std::invalid_argument("softmax_attention: dropout must be in [0, 1), got " + std::to_string(dropout.p));
+  require_dropout_rate(dropout.p, "softmax_attention");
   if (dropout.p == 0.0f) return std::nullopt;
   require_mask_fits(weights, "softmax_attention");
   return DropoutMask(dropout.seed, dropout.p);
@@ -78,7 +70,7 @@ void blocked_forward(const AttentionInputs& in, float scale, const std::optional
   std::vector<float> kt(in.p * in.nk), dropped;  // K_b^T; a block's D_i
   for (std::size_t b = 0; b < in.batch; ++b) {
     const Sequence s = sequence(in, b);
-    transpose(s.k, in.nk, in.p, kt.data());
+    transpose(s.k, in.nk, in.p, kt.data(), in.nk);  // Q Kᵀ reads rows of Kᵀ
     for (std::size_t i = 0; i < in.nq; i += block) {
       const std::size_t rows = std::min(block, in.nq - i), row0 = s.first + i;
       float* wi = w + row0 * in.nk;
@@ -90,25 +82,28 @@ void blocked_forward(const AttentionInputs& in, float scale, const std::optional
   }
 }
 
-// The block path's buffers, allocated once for all sequences: a block's dD, then dW, then dS;
+// What the block path's backward decides once for all sequences: the block size, whether the
+// scores' gradient is wanted (for dq or dk); and its buffers: a block's dD, then dW, then dS;
 // V_b^T; a block's D_i.
-struct BackwardScratch {
+struct BackwardPlan {
+  std::size_t block;
+  bool scores_wanted;
   std::vector<float> ds, vt, dropped;
 };
 
 // The block path's backward of one sequence (the math above softmax_attention).
 void blocked_backward_sequence(const AttentionInputs& in, const Sequence& s, float scale, const std::optional<DropoutMask>& mask,
                                const float* w, const float* dout, GradientTarget dq, GradientTarget dk, GradientTarget dv,
-                               BackwardScratch& scratch) {
-  const std::size_t block = query_block(in.nq, in.nk);
-  const bool scores_wanted = dq.data || dk.data;
-  std::vector<float> &ds = scratch.ds, &vt = scratch.vt;
-  if (scores_wanted) transpose(s.v, in.nk, in.pv, vt.data());
+                               BackwardPlan& plan) {
+  const std::size_t block = plan.block;
+  const bool scores_wanted = plan.scores_wanted;
+  std::vector<float> &ds = plan.ds, &vt = plan.vt;
+  if (scores_wanted) transpose(s.v, in.nk, in.pv, vt.data(), in.nk);  // dO Vᵀ reads rows of Vᵀ
   for (std::size_t i = 0; i < in.nq; i += block) {
     const std::size_t rows = std::min(block, in.nq - i), row0 = s.first + i;
     const float *wi = w + row0 * in.nk, *dout_i = dout + row0 * in.pv;
     if (dv.data)
-      gemm(true, false, in.nk, in.pv, rows, 1.0f, dropped_weights(mask, wi, rows * in.nk, row0 * in.nk, scratch.dropped), dout_i,
+      gemm(true, false, in.nk, in.pv, rows, 1.0f, dropped_weights(mask, wi, rows * in.nk, row0 * in.nk, plan.dropped), dout_i,
            i ? 1.0f : dv.beta, dv.data);
     if (!scores_wanted) continue;
     product(rows, in.nk, in.pv, 1.0f, dout_i, vt.data(), 0.0f, ds.data());
@@ -125,11 +120,12 @@ void blocked_backward(const AttentionInputs& in, float scale, const std::optiona
                       const float* dout, GradientTarget dq, GradientTarget dk, GradientTarget dv) {
   const auto at = [](GradientTarget g, std::size_t offset) { return g.data ? GradientTarget{g.data + offset, g.beta} : g; };
   const bool scores_wanted = dq.data || dk.data;
-  BackwardScratch scratch{std::vector<float>(scores_wanted ? query_block(in.nq, in.nk) * in.nk : 0),
-                          std::vector<float>(scores_wanted ? in.pv * in.nk : 0), {}};
+  const std::size_t block = query_block(in.nq, in.nk);
+  BackwardPlan plan{block, scores_wanted, std::vector<float>(scores_wanted ? block * in.nk : 0),
+                    std::vector<float>(scores_wanted ? in.pv * in.nk : 0), {}};
   for (std::size_t b = 0; b < in.batch; ++b)
     blocked_backward_sequence(in, sequence(in, b), scale, mask, w, dout, dq, at(dk, b * in.nk * in.p), at(dv, b * in.nk * in.pv),
-                              scratch);
+                              plan);
 }
 
 // The gradient target of parent i: none when it wants no gradient; a zero-filled buffer to add

@@ -25,8 +25,7 @@ Var embedding(const Var& table, const IntTensor& ids) {
 // y = x * m / (1 - p), m_i ~ Bernoulli(1 - p): the mask is DropoutMask's for one 64-bit seed
 // drawn from the run's rng;  dx += dy * m / (1 - p), the mask recomputed from the seed
 Var dropout(const Var& x, float p, Rng& rng) {
-  if (!(p >= 0.0f && p < 1.0f))
-    throw std::invalid_argument("dropout: p must be in [0, 1), got " + std::to_string(p));
+  require_dropout_rate(p, "dropout");
   if (p == 0.0f) return x;
   require_mask_fits(x.shape(), "dropout");
   const DropoutMask mask(rng.next_u64(), p);

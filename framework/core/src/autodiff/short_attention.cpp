@@ -32,9 +32,7 @@ Batch row(const float* x, std::size_t r, std::size_t width) { return load_tail(x
 // of floats just stored one by one waits for the stores.
 Floats columns(const float* x, std::size_t batch, std::size_t rows, std::size_t cols) {
   Floats out(batch * cols * lanes, 0.0f);
-  for (std::size_t b = 0; b < batch; ++b)
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t c = 0; c < cols; ++c) out[(b * cols + c) * lanes + r] = x[(b * rows + r) * cols + c];
+  for (std::size_t b = 0; b < batch; ++b) transpose(x + b * rows * cols, rows, cols, out.data() + b * cols * lanes, lanes);
   return out;
 }
 
