@@ -2,7 +2,9 @@
 // overflow the stack, and independent graphs run at once on different threads.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <thread>
+#include <utility>
 
 #include "attnlab/attnlab.hpp"
 
@@ -24,6 +26,25 @@ TEST_CASE("backward adds into existing gradients until zero_grad", "[autodiff]")
   CHECK_FALSE(x.has_grad());
   sum(x * 3.0f).backward();
   CHECK(x.grad()(0) == 3.0f);
+}
+
+TEST_CASE("relu keeps NaN and passes gradients only where its input was positive", "[autodiff]") {
+  // 37 elements: two AVX-512 vectors and a scalar tail, so both of relu's code paths are checked
+  const auto [n, nan_at] = GENERATE(std::pair<std::size_t, std::size_t>{37, 5}, std::pair<std::size_t, std::size_t>{37, 36});
+  Tensor v = Tensor::from_shape({n});
+  for (std::size_t i = 0; i < n; ++i) v(i) = static_cast<float>(i % 7) - 3.0f;  // -3 .. 3, 0 included
+  v(nan_at) = std::nanf("");
+  const Var x = leaf(v);
+  const Var y = relu(x);
+  (y * 2.0f + x).backward();  // dx = 2 [x > 0] + 1
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == nan_at) {
+      CHECK(std::isnan(y.value()(i)));
+      continue;
+    }
+    CHECK(y.value()(i) == std::max(v(i), 0.0f));
+    CHECK(x.grad()(i) == (v(i) > 0.0f ? 3.0f : 1.0f));
+  }
 }
 
 TEST_CASE("results of constants are constants and keep no graph", "[autodiff]") {

@@ -2,6 +2,8 @@
 // in the conformance suite).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "lab/builtins.hpp"
 #include "attnlab/rnn/rnn.hpp"
 
@@ -56,4 +58,23 @@ TEST_CASE("cell options: a cell that takes none reports any as unknown", "[rnn][
   config.input_size = config.hidden_size = 2;
   CHECK_THROWS_WITH(Rnn(r, ParamScope(store, rng), config),
                     "spec.yaml:4:11: unknown option 'init' for RNN cell 'gru' (it takes no options)");
+}
+
+TEST_CASE("a NaN in a fused step's input stays NaN in its output (it is not clamped away)", "[rnn][reliability]") {
+  // hidden 37: two AVX-512 vectors and a scalar tail; the NaN goes into each in turn
+  const std::size_t hidden = 37;
+  const std::size_t at = GENERATE(5, 36);
+  const auto input = [&](std::size_t gates, std::size_t nan_gate) {
+    Tensor t = Tensor::from_shape({1, gates * hidden});
+    for (std::size_t i = 0; i < t.size(); ++i) t(0, i) = 0.01f * static_cast<float>(i % 11);
+    t(0, nan_gate * hidden + at) = std::nanf("");
+    return constant(t);
+  };
+  const Var zeros3 = constant(Tensor::from_shape({1, 3 * hidden}) * 0.0f), zeros4 = constant(Tensor::from_shape({1, 4 * hidden}) * 0.0f);
+  const Var h = constant(Tensor::from_shape({1, hidden}) * 0.0f);
+  CHECK(std::isnan(rnn_step(input(1, 0), constant(Tensor::from_shape({1, hidden}) * 0.0f)).value()(0, at)));
+  CHECK(std::isnan(gru_step(input(3, 2), zeros3, h).value()(0, at)));  // candidate n = tanh(...)
+  const LstmState s = lstm_step(input(4, 2), zeros4, h);              // cell input g = tanh(...)
+  CHECK(std::isnan(s.c.value()(0, at)));
+  CHECK(std::isnan(s.h.value()(0, at)));
 }

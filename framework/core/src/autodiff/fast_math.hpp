@@ -13,12 +13,23 @@ namespace attn {
 using Batch = xsimd::batch<float>;
 constexpr std::size_t lanes = Batch::size;
 
+// max(x, lo) and min(x, hi) that keep a NaN: vmaxps and vminps give their second operand when
+// one is NaN, std::max and std::min their first, so the operands go in opposite orders.
+template <class T>
+T max_keeping_nan(T x, float lo) {
+  if constexpr (std::is_same_v<T, float>) return std::max(x, lo); else return xsimd::max(T(lo), x);
+}
+
+template <class T>
+T min_keeping_nan(T x, float hi) {
+  if constexpr (std::is_same_v<T, float>) return std::min(x, hi); else return xsimd::min(T(hi), x);
+}
+
 // tanh as a [13/6] rational function on [-7.9053, 7.9053] (Eigen's float tanh; max error a few
 // ulp), ~12 multiply-adds and one division per vector: several times cheaper than exp-based tanh.
 template <class T>
 T fast_tanh(T x) {
-  const T clamp = T(7.90531110763549805f);
-  x = xsimd::min(xsimd::max(x, -clamp), clamp);
+  x = min_keeping_nan(max_keeping_nan(x, -7.90531110763549805f), 7.90531110763549805f);  // a NaN stays NaN
   const T x2 = x * x;
   T p = xsimd::fma(x2, T(-2.76076847742355e-16f), T(2.00018790482477e-13f));
   p = xsimd::fma(x2, p, T(-8.60467152213735e-11f));

@@ -1,8 +1,11 @@
 // Elementwise primitives. Binary ops broadcast like numpy; Node::accumulate sums a broadcast
 // gradient back down to each parent's shape.
+#include <type_traits>
+
 #include <xtensor/xmath.hpp>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "fast_math.hpp"
 
 namespace attn {
 
@@ -61,10 +64,26 @@ Var sigmoid(const Var& x) {
                 [](Node& n) { n.accumulate(0, n.grad * n.value * (1.0f - n.value)); });
 }
 
-// y = max(x, 0);  dx += dy * [x > 0]
+// y = max(x, 0);  dx += dy * [y > 0] ([y > 0] = [x > 0]). One vector pass each way, the
+// gradient written straight into x's; a NaN stays NaN (xtensor's maximum made it 0).
 Var relu(const Var& x) {
-  return graph_node(xt::maximum(x.value(), 0.0f), {x}, [](Node& n) {
-    n.accumulate(0, xt::where(n.parents[0]->value > 0.0f, n.grad, 0.0f));
+  const float* xv = x.value().data();
+  Tensor y = Tensor::from_shape(x.shape());
+  float* yv = y.data();
+  for_lanes(y.size(), [&](auto zero, std::size_t j) {
+    store_to(yv + j, max_keeping_nan(load_as<decltype(zero)>(xv + j), 0.0f));  // relu(NaN) is NaN
+  });
+  return graph_node(std::move(y), {x}, [](Node& n) {
+    if (!n.wants(0)) return;
+    const auto [dx, beta] = n.parents[0]->grad_target();
+    const float *yv = n.value.data(), *dy = n.grad.data();
+    for_lanes(n.value.size(), [&, dx = dx, beta = beta](auto zero, std::size_t j) {
+      using T = decltype(zero);
+      const T y = load_as<T>(yv + j), d = load_as<T>(dy + j);
+      T g;
+      if constexpr (std::is_same_v<T, float>) g = y > 0.0f ? d : 0.0f; else g = xsimd::select(y > T(0.0f), d, T(0.0f));
+      store_to(dx + j, beta == 0.0f ? g : g + load_as<T>(dx + j));
+    });
   });
 }
 
