@@ -88,6 +88,21 @@ TEST_CASE("dropout is seeded, scales kept units and is the identity in evaluatio
   CHECK_THROWS_AS(dropout(x, 1.0f, r1), std::invalid_argument);
 }
 
+TEST_CASE("a dropout rate outside [0, 1) is refused before anything is drawn, in training and in evaluation",
+          "[nn][dropout][errors]") {
+  const Var x = constant(xt::ones<float>({4}));
+  for (const float p : {1.0f, 1.5f, -0.1f, std::nanf("")}) {
+    Rng rng(3), untouched(3);
+    const ForwardContext training = ForwardContext::training(rng), evaluation = ForwardContext::evaluation();
+    CHECK_THROWS_WITH(training.dropout(x, p), Catch::Contains("dropout: the dropout rate must be in [0, 1)"));
+    CHECK_THROWS_WITH(training.draw_dropout(p), Catch::Contains("dropout: the dropout rate must be in [0, 1)"));
+    CHECK(rng.next_u64() == untouched.next_u64());  // no seed was drawn for the refused rate
+    CHECK_THROWS_AS(evaluation.dropout(x, p), std::invalid_argument);  // not silently "no dropout"
+    CHECK_THROWS_AS(evaluation.draw_dropout(p), std::invalid_argument);
+  }
+  CHECK(ForwardContext::evaluation().draw_dropout(0.0f).p == 0.0f);
+}
+
 TEST_CASE("Conv1d is the sum of shifted products y_i = b + sum_d x_{i+d} W_d, with zero padding, and passes the gradient check", "[nn][conv1d]") {
   Rng rng(6);
   ParamStore store;

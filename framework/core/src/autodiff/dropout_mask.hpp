@@ -68,11 +68,6 @@ struct DropoutMask {
   }
 };
 
-// A dropout rate must be in [0, 1): `op` refuses another.
-inline void require_dropout_rate(float p, const std::string& op) {
-  if (!(p >= 0.0f && p < 1.0f)) throw std::invalid_argument(op + ": the dropout rate must be in [0, 1), got " + std::to_string(p));
-}
-
 // A mask indexes its elements with 32 bits: `op` refuses a larger tensor.
 inline void require_mask_fits(const Shape& shape, const std::string& op) {
   if (num_elements(shape) > 0xFFFFFFFFu) throw std::invalid_argument(op + ": more than 2^32 elements in " + shape_str(shape));

@@ -110,6 +110,9 @@ Var embedding(const Var& table, const IntTensor& ids);
 // Inverted dropout: keep with probability 1-p and scale by 1/(1-p). Layers call it through
 // ForwardContext::dropout (nn/forward_context.hpp), which applies it only while training.
 Var dropout(const Var& x, float p, Rng& rng);
+// The rates dropout accepts, here and in softmax_attention: 0 <= p < 1. Throws
+// std::invalid_argument naming `op` otherwise (a NaN included).
+void require_dropout_rate(float p, const std::string& op);
 // Layer norm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta.
 Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps = 1e-5f);
 

@@ -19,10 +19,18 @@ class ForwardContext {
   // Whether dropout of rate p changes anything in this pass (training, p > 0).
   bool drops(float p) const { return is_training() && p > 0.0f; }
   // y = dropout(x, p) while training (inverted dropout: kept units scaled by 1/(1-p)); y = x otherwise.
-  Var dropout(const Var& x, float p) const { return drops(p) ? attn::dropout(x, p, *rng_) : x; }
+  // Both refuse a rate outside [0, 1) (std::invalid_argument), in evaluation too and before
+  // anything is drawn: a NaN rate is an error, not "no dropout".
+  Var dropout(const Var& x, float p) const {
+    require_dropout_rate(p, "dropout");
+    return drops(p) ? attn::dropout(x, p, *rng_) : x;
+  }
   // The mask of a dropout of rate p that a fused op applies itself (softmax_attention): its seed
   // is drawn as dropout() draws it; rate 0, and nothing drawn, when drops(p) is false.
-  DropoutDraw draw_dropout(float p) const { return drops(p) ? DropoutDraw{p, rng_->next_u64()} : DropoutDraw{}; }
+  DropoutDraw draw_dropout(float p) const {
+    require_dropout_rate(p, "dropout");
+    return drops(p) ? DropoutDraw{p, rng_->next_u64()} : DropoutDraw{};
+  }
 
  private:
   explicit ForwardContext(Rng* rng) : rng_(rng) {}
