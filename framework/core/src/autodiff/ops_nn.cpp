@@ -22,12 +22,12 @@ Var embedding(const Var& table, const IntTensor& ids) {
 }
 
 
-// y = x * m / (1 - p), m_i ~ Bernoulli(1 - p): the mask is DropoutMask's for one 64-bit seed
-// drawn from the run's rng;  dx += dy * m / (1 - p), the mask recomputed from the seed
 void require_dropout_rate(float p, const std::string& op) {
   if (!(p >= 0.0f && p < 1.0f)) throw std::invalid_argument(op + ": the dropout rate must be in [0, 1), got " + std::to_string(p));
 }
 
+// y = x * m / (1 - p), m_i ~ Bernoulli(1 - p): the mask is DropoutMask's for one 64-bit seed
+// drawn from the run's rng;  dx += dy * m / (1 - p), the mask recomputed from the seed
 Var dropout(const Var& x, float p, Rng& rng) {
   require_dropout_rate(p, "dropout");
   if (p == 0.0f) return x;
