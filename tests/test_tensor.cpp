@@ -1,8 +1,13 @@
 // Tensor kernels: BLAS products against xtensor-blas as an independent reference,
-// broadcasting reductions, shape errors.
+// broadcasting reductions, shape errors; where tensor memory comes from.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include <xtensor-blas/xlinalg.hpp>
@@ -104,4 +109,45 @@ TEST_CASE("sum_axis and sum_to reduce broadcast axes", "[tensor]") {
   CHECK(xt::allclose(sum_to(x, {2, 1, 4}), xt::sum(x, {1}, xt::keep_dims), 1e-5, 1e-5));
   CHECK(xt::allclose(sum_to(x, {3, 1}), xt::sum(x, {0, 2}, xt::keep_dims), 1e-5, 1e-5));
   CHECK_THROWS_AS(sum_to(x, {5}), std::invalid_argument);
+}
+
+namespace {
+// The "THPeligible" line of /proc/self/smaps for the mapping that holds p: whether the kernel
+// may back it with huge pages (the madvise flag; independent of whether it found one).
+std::string huge_page_eligibility(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find(' ') < line.find(':')) inside = at >= begin && at < end;
+    if (inside && line.rfind("THPeligible:", 0) == 0) return line.substr(line.find_first_not_of(' ', 12));
+  }
+  return "mapping not found";
+}
+std::string file_text(const char* path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+}  // namespace
+
+TEST_CASE("tensor memory: 64-byte aligned, 2 MiB aligned and advised for huge pages from 2 MiB on", "[tensor][memory]") {
+  const Tensor small = xt::ones<float>({3, 5});
+  CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % 64 == 0);
+  const Tensor just_below = Tensor::from_shape({(std::size_t{2} << 20) / 4 - 1});
+  CHECK(reinterpret_cast<std::uintptr_t>(just_below.data()) % 64 == 0);
+  Tensor large = xt::zeros<float>({4, 512, 1024});  // 8 MiB
+  REQUIRE(reinterpret_cast<std::uintptr_t>(large.data()) % (std::size_t{2} << 20) == 0);
+  large(3, 511, 1023) = 1.0f;
+  CHECK(xt::sum(large)() == 1.0f);
+  // Where the kernel offers transparent huge pages on request, the large block was advised (its
+  // mapping is eligible); where it offers them never, nothing was asked of it.
+  const std::string setting = file_text("/sys/kernel/mm/transparent_hugepage/enabled");
+  INFO("transparent_hugepage/enabled: " << setting);
+  if (setting.find("[never]") == std::string::npos) CHECK(huge_page_eligibility(large.data()) == "1");
+  // Zero elements still give a block; an impossible size is refused before anything is asked.
+  CHECK(Tensor::from_shape({0}).size() == 0);
+  TensorAllocator<float> allocator;
+  CHECK_THROWS_AS(allocator.allocate(std::size_t(-1) / 2), std::bad_array_new_length);
+  CHECK_THROWS_AS(allocator.allocate(std::size_t(-1) / 8), std::bad_alloc);
 }

@@ -29,7 +29,9 @@
 // 6: DatasetSource::footprint and Model::evaluation_footprint (memory estimates); ParamStore
 //    counts and limits the memory a model keeps (ParamScope::keep_table).
 // 7: ScoringFunction::dot_product_scale and NormalizerTraits::masked_softmax (fused attention).
-#define ATTNLAB_PLUGIN_API_VERSION 7
+// 8: Tensor's allocator is attn::TensorAllocator (tensor_memory.hpp: huge pages for large
+//    tensors), so every function that takes or returns a Tensor has another signature.
+#define ATTNLAB_PLUGIN_API_VERSION 8
 
 namespace attn {
 

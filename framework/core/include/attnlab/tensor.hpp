@@ -10,9 +10,11 @@
 
 #include <xtensor/xarray.hpp>
 
+#include "attnlab/tensor_memory.hpp"
+
 namespace attn {
 
-using Tensor = xt::xarray<float>;     // row-major float32, any rank
+using Tensor = xt::xarray<float, xt::layout_type::row_major, TensorAllocator<float>>;  // float32, any rank
 using IntTensor = xt::xarray<int>;    // token ids, labels, valid lengths
 using Shape = std::vector<std::size_t>;
 // Tensors by name, in a meaningful order (parameters by module path, maps by kind, ...).

@@ -1,0 +1,56 @@
+// Where tensor memory comes from: TensorAllocator, the allocator of every Tensor.
+//
+// Blocks of 2 MiB (one x86-64 huge page) and more start on a 2 MiB boundary and are marked for
+// transparent huge pages (madvise MADV_HUGEPAGE). The Transformer's large tensors (activations
+// of B n x d floats, attention weights of B h n^2 floats) are read in strides that touch a new
+// 4 KiB page every few rows, and each such page costs a TLB miss; one 2 MiB page covers 512 of
+// them. Measured on W3 L512: 577 ms per iteration against 586 ms with 4 KiB pages (medians of
+// 5, docs/performance.md "Session 30"). Smaller blocks are 64-byte aligned, as xsimd's
+// allocator makes them, so xtensor still uses aligned vector loads on them.
+//
+// The advice is a hint: where the kernel has no transparent huge pages (or they are set to
+// "never"), the memory is ordinary and nothing else changes. Only whole 2 MiB pages inside a
+// block are advised, so a block never makes its neighbours' memory resident.
+#pragma once
+
+#include <cstddef>
+#include <new>
+
+#include <xsimd/memory/xsimd_alignment.hpp>
+
+namespace attn {
+
+// At least `bytes` bytes (one if zero), aligned as above. Throws std::bad_alloc when the memory
+// is not there.
+void* allocate_tensor_memory(std::size_t bytes);
+// Gives back a block allocate_tensor_memory returned (or nullptr).
+void free_tensor_memory(void* block) noexcept;
+
+template <class T>
+struct TensorAllocator {
+  using value_type = T;
+  TensorAllocator() noexcept = default;
+  template <class U>
+  TensorAllocator(const TensorAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n);
+  void deallocate(T* p, std::size_t) noexcept { free_tensor_memory(p); }
+};
+
+template <class T>
+T* TensorAllocator<T>::allocate(std::size_t n) {
+  if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+  return static_cast<T*>(allocate_tensor_memory(n * sizeof(T)));
+}
+
+template <class T, class U>
+bool operator==(const TensorAllocator<T>&, const TensorAllocator<U>&) noexcept { return true; }
+template <class T, class U>
+bool operator!=(const TensorAllocator<T>&, const TensorAllocator<U>&) noexcept { return false; }
+
+}  // namespace attn
+
+// Every block is at least 64-byte aligned: xtensor may use aligned loads and stores on them.
+template <class T>
+struct xsimd::allocator_alignment<attn::TensorAllocator<T>> {
+  using type = xsimd::aligned_mode;
+};
