@@ -126,6 +126,27 @@ inline void copy_row(const float* from, float* to, std::size_t n, bool add = fal
   store_tail(to + k, n - k, add ? x + load_tail(to + k, n - k, 0.0f) : x);
 }
 
+// to[0, n) = from[0, n) with streaming (non-temporal) stores where `to` is vector aligned: the
+// lines go to memory without first being read into the cache, for a large array written once
+// and read much later (the fused attention's weights). Ends with a store fence, so what
+// follows sees the copy as ordinary stores would be seen.
+inline void stream_row(const float* from, float* to, std::size_t n) {
+  std::size_t k = 0;
+  for (; k < n && reinterpret_cast<std::uintptr_t>(to + k) % (lanes * sizeof(float)); ++k) to[k] = from[k];
+  for (; k + lanes <= n; k += lanes) {
+    const Batch x = Batch::load_unaligned(from + k);
+#if defined(__AVX512F__)
+    if constexpr (lanes == 16) _mm512_stream_ps(to + k, x);
+#elif defined(__AVX__)
+    if constexpr (lanes == 8) _mm256_stream_ps(to + k, x);
+#else
+    _mm_stream_ps(to + k, x);
+#endif
+  }
+  for (; k < n; ++k) to[k] = from[k];
+  _mm_sfence();
+}
+
 // out[j * out_stride + i] = x[i * cols + j]: x [rows, cols] transposed into the rows of out
 // (out_stride >= rows; the fused attention's K^T and V^T, and the short path's columns).
 inline void transpose(const float* x, std::size_t rows, std::size_t cols, float* out, std::size_t out_stride) {

@@ -67,17 +67,17 @@ Sequence sequence(const AttentionInputs& in, std::size_t b) {
 // The block path's forward (the math above softmax_attention), sequence by sequence.
 void blocked_forward(const AttentionInputs& in, float scale, const std::optional<DropoutMask>& mask, float* w, float* out) {
   const std::size_t block = query_block(in.nq, in.nk);
-  std::vector<float> kt(in.p * in.nk), dropped;  // K_b^T; a block's D_i
+  std::vector<float> kt(in.p * in.nk), wi(block * in.nk), dropped;  // K_b^T; a block's W_i; its D_i
   for (std::size_t b = 0; b < in.batch; ++b) {
     const Sequence s = sequence(in, b);
     transpose(s.k, in.nk, in.p, kt.data(), in.nk);  // Q Kᵀ reads rows of Kᵀ
     for (std::size_t i = 0; i < in.nq; i += block) {
       const std::size_t rows = std::min(block, in.nq - i), row0 = s.first + i;
-      float* wi = w + row0 * in.nk;
-      product(rows, in.nk, in.p, scale, s.q + i * in.p, kt.data(), 0.0f, wi);
-      for (std::size_t r = 0; r < rows; ++r) softmax_row(wi + r * in.nk, wi + r * in.nk, in.nk, s.valid[i + r]);
-      product(rows, in.pv, in.nk, 1.0f, dropped_weights(mask, wi, rows * in.nk, row0 * in.nk, dropped), s.v, 0.0f,
+      product(rows, in.nk, in.p, scale, s.q + i * in.p, kt.data(), 0.0f, wi.data());
+      for (std::size_t r = 0; r < rows; ++r) softmax_row(wi.data() + r * in.nk, wi.data() + r * in.nk, in.nk, s.valid[i + r]);
+      product(rows, in.pv, in.nk, 1.0f, dropped_weights(mask, wi.data(), rows * in.nk, row0 * in.nk, dropped), s.v, 0.0f,
               out + row0 * in.pv);
+      stream_row(wi.data(), w + row0 * in.nk, rows * in.nk);
     }
   }
 }
@@ -146,7 +146,10 @@ GradientTarget gradient_target(Node& n, std::size_t i, bool into_zeros) {
 //   backward  dD_i = dO_i V^T,  dW_i = dD_i * M_i / (1 - p),
 //             dS_i = W_i * (dW_i - rowsum(dW_i * W_i))  (in place),
 //             dQ_i = scale dS_i K,  dK += scale dS_i^T Q_i,  dV += D_i^T dO_i
-// Each block's scores and their gradients are read while still in cache; the unfused path
+// Each block's scores and their gradients are read while still in cache: the forward computes a
+// block's weights in a buffer of its own, then streams them to W past the cache (stream_row),
+// since the backward reads W long after (on W3 L512, 576 ms against 582 ms computing them in
+// W's rows, whose lines each had to be read from memory first). The unfused path
 // writes and reads the [B, n_q, n_k] scores, weights and their gradients to memory five times
 // (seven with dropout). The products with a row-major right operand go through tile_gemm.
 // Sequences whose rows fit in one vector take the short path (short_attention.hpp).
