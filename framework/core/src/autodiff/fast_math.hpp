@@ -136,15 +136,19 @@ inline void stream_row(const float* from, float* to, std::size_t n) {
   for (; k + lanes <= n; k += lanes) {
     const Batch x = Batch::load_unaligned(from + k);
 #if defined(__AVX512F__)
-    if constexpr (lanes == 16) _mm512_stream_ps(to + k, x);
+    static_assert(lanes == 16, "XSIMD targets AVX-512: 16 lanes");
+    _mm512_stream_ps(to + k, x);
 #elif defined(__AVX__)
-    if constexpr (lanes == 8) _mm256_stream_ps(to + k, x);
+    static_assert(lanes == 8, "XSIMD targets AVX: 8 lanes");
+    _mm256_stream_ps(to + k, x);
 #else
-    _mm_stream_ps(to + k, x);
+    x.store_aligned(to + k);  // no streaming store for this target: an ordinary one
 #endif
   }
   for (; k < n; ++k) to[k] = from[k];
+#if defined(__AVX__)
   _mm_sfence();
+#endif
 }
 
 // out[j * out_stride + i] = x[i * cols + j]: x [rows, cols] transposed into the rows of out
