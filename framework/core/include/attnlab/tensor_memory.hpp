@@ -1,12 +1,15 @@
 // Where tensor memory comes from: TensorAllocator, the allocator of every Tensor.
 //
-// Blocks of 2 MiB (one x86-64 huge page) and more start on a 2 MiB boundary and are marked for
-// transparent huge pages (madvise MADV_HUGEPAGE). The Transformer's large tensors (activations
-// of B n x d floats, attention weights of B h n^2 floats) are read in strides that touch a new
-// 4 KiB page every few rows, and each such page costs a TLB miss; one 2 MiB page covers 512 of
-// them. Measured on W3 L512: 577 ms per iteration against 586 ms with 4 KiB pages (medians of
-// 5, docs/performance.md "Session 30"). Smaller blocks are 64-byte aligned, as xsimd's
-// allocator makes them, so xtensor still uses aligned vector loads on them.
+// Every block is 64-byte aligned (as XSIMD's allocator made them, so xtensor still uses aligned
+// vector loads). In a block of huge_page_tensor_bytes (16 MiB) or more, the whole 2 MiB pages
+// inside it are advised for transparent huge pages (madvise MADV_HUGEPAGE). A Transformer's
+// largest tensors (attention weights of B h n^2 floats, the FFN's B n f activations) are read in
+// strides that touch a new 4 KiB page every few rows, each a TLB miss; one 2 MiB page covers 512
+// of them. Measured (docs/performance.md "Session 30"): W3 L512 577 ms per iteration against
+// 586 ms with 4 KiB pages. Why not smaller blocks: a 2 MiB page is zeroed whole at its first
+// touch, so blocks that are allocated often and used sparsely pay for memory they never read;
+// advising blocks from 2 MiB on made W7's batched beam search 20-50% slower (its per-step caches
+// of 12.8 MB), from 16 MiB on it is unchanged.
 //
 // The advice is a hint: where the kernel has no transparent huge pages (or they are set to
 // "never"), the memory is ordinary and nothing else changes. Only whole 2 MiB pages inside a
@@ -19,6 +22,8 @@
 #include <xsimd/memory/xsimd_alignment.hpp>
 
 namespace attn {
+
+constexpr std::size_t huge_page_tensor_bytes = std::size_t{16} << 20;
 
 // At least `bytes` bytes (one if zero), aligned as above. Throws std::bad_alloc when the memory
 // is not there.
