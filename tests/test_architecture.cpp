@@ -8,28 +8,21 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 
 #include "test_support.hpp"
 
+using attn::test::read_text;
 using attn::test::source_root;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // C++ files under `dir` whose text matches `pattern`.
 std::vector<std::string> files_matching(const fs::path& dir, const std::regex& pattern) {
   std::vector<std::string> found;
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file() && (e.path().extension() == ".cpp" || e.path().extension() == ".hpp") &&
-        std::regex_search(read_file(e.path()), pattern))
+        std::regex_search(read_text(e.path()), pattern))
       found.push_back(e.path().string());
   return found;
 }

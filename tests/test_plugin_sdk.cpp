@@ -6,12 +6,11 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <regex>
 #include <string>
 
 #include "attnlab/plugin.hpp"
+#include "test_support.hpp"
 
 TEST_CASE("a plugin builds outside the tree against installed headers and loads", "[plugins][sdk]") {
   const std::string cmd = std::string("bash '") + ATTNLAB_SOURCE_ROOT + "/.ci/check-plugin-sdk' '" +
@@ -25,8 +24,7 @@ TEST_CASE("the plugin guides state the plugin API version the headers define", "
   int mentions = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(ATTNLAB_SOURCE_ROOT) + "/docs")) {
     if (entry.path().extension() != ".md") continue;
-    std::ifstream in(entry.path());
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const std::string text = attn::test::read_text(entry.path());
     for (std::sregex_iterator m(text.begin(), text.end(), stated), end; m != end; ++m) {
       const std::string number = (*m)[1].matched ? (*m)[1] : (*m)[2].matched ? (*m)[2] : (*m)[3];
       INFO(entry.path().filename().string() << ": \"" << m->str() << "\"");

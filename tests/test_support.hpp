@@ -3,11 +3,19 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "attnlab/registries.hpp"
 
 namespace attn::test {
+
+// The whole text of a file ("" when it cannot be read).
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 // The repository and the build directory (the test program is built with both paths).
 inline const std::string source_root = ATTNLAB_SOURCE_ROOT;

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -125,10 +124,6 @@ std::string huge_page_eligibility(const void* p) {
   }
   return "mapping not found";
 }
-std::string file_text(const char* path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 }  // namespace
 
 TEST_CASE("tensor memory: 64-byte aligned; the huge pages inside blocks of 16 MiB and more advised", "[tensor][memory]") {
@@ -145,7 +140,7 @@ TEST_CASE("tensor memory: 64-byte aligned; the huge pages inside blocks of 16 Mi
   // Where the kernel offers transparent huge pages on request, the large block's whole pages were
   // advised (their mapping is eligible) and the smaller block's were not; where it offers them
   // never, nothing was asked of it.
-  const std::string setting = file_text("/sys/kernel/mm/transparent_hugepage/enabled");
+  const std::string setting = attn::test::read_text("/sys/kernel/mm/transparent_hugepage/enabled");
   INFO("transparent_hugepage/enabled: " << setting);
   if (setting.find("[madvise]") != std::string::npos) {
     CHECK(huge_page_eligibility(first_whole_page) == "1");
