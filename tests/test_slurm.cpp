@@ -45,10 +45,12 @@ TEST_CASE("slurm scripts hold only quoted paths and --set values: nothing of the
   CHECK(task.status == 0);
   CHECK(std::filesystem::exists(dir / "s/part-2.h5"));
   CHECK(!std::filesystem::exists(pwned));
-  // Values that cannot go on an #SBATCH line unquoted are refused.
-  const auto bad = attn::test::command_output(attn::test::attnlab_exe + " slurm " + spec + " --partition 'a b' 2>&1");
+  // Values that cannot go on an #SBATCH line unquoted are refused, before any directory is made.
+  const auto bad = attn::test::command_output(attn::test::attnlab_exe + " slurm " + spec + " --partition 'a b' --output-dir " +
+                                              dir / "refused" + " 2>&1");
   CHECK(bad.status == 2);
   CHECK_THAT(bad.text, Catch::Contains("--partition 'a b': only letters, digits"));
+  CHECK(!std::filesystem::exists(dir / "refused"));
 }
 
 TEST_CASE("run: SIGUSR1 (Slurm's warning before a time limit) checkpoints every run; --resume continues it", "[slurm-scripts]") {

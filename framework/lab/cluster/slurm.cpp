@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -120,8 +122,10 @@ std::string merge_script(const Layout& l, const SlurmOptions& o, const std::stri
 }
 
 void write_script(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-  if (!fs::exists(path) || chmod(path.c_str(), 0755) != 0) throw UsageError("cannot write " + path);
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out || chmod(path.c_str(), 0755) != 0) throw UsageError("cannot write " + path + ": " + std::strerror(errno));
 }
 
 // Runs sbatch with these arguments (each quoted); returns the job id it prints (--parsable).
@@ -163,13 +167,14 @@ int slurm_experiment(const std::string& spec_path, const SlurmOptions& o) {
   if (!sweep) return 2;
   Layout l{"", absolute(sweep->output), absolute(spec_path), this_program(), task_count(sweep->run_ids.size(), o)};
   l.dir = absolute(o.output_dir.empty() ? sweep->output + ".slurm" : o.output_dir);
+  // Everything that can refuse the options runs before the first directory is made.
+  const std::vector<std::size_t> todo = unfinished_tasks(l, sweep->run_ids);
+  const std::string name = job_name(sweep->name), array_text = array_script(l, o, name), merge_text = merge_script(l, o, name);
   std::error_code ec;
   fs::create_directories(l.dir + "/logs", ec);
   if (ec) throw UsageError("cannot make the directory for the job scripts, " + l.dir + "/logs: " + ec.message() + " (--output-dir)");
-  const std::vector<std::size_t> todo = unfinished_tasks(l, sweep->run_ids);
-  const std::string name = job_name(sweep->name);
-  write_script(l.dir + "/array.sbatch", array_script(l, o, name));
-  write_script(l.dir + "/merge.sbatch", merge_script(l, o, name));
+  write_script(l.dir + "/array.sbatch", array_text);
+  write_script(l.dir + "/merge.sbatch", merge_text);
   const std::string array = l.dir + "/array.sbatch", merge = l.dir + "/merge.sbatch", tasks = array_list(todo, o.max_parallel);
   std::printf("%s: %zu runs in %zu tasks (%zu to run%s) -> %s\n  scripts, parts and logs in %s/\n", sweep->name.c_str(),
               sweep->run_ids.size(), l.tasks, todo.size(), todo.size() < l.tasks ? ": the others' parts are finished" : "",
