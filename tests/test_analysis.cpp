@@ -171,6 +171,24 @@ TEST_CASE("plot and report refuse what they cannot honour, and write nothing", "
   const Output txt = capture(attnlab_exe + " report " + w.seq + " -o " + w / "r.txt");
   CHECK(txt.code == 2);
   CHECK_FALSE(fs::exists(w / "r.txt"));
+  // A PNG that cannot be written is refused before the SVG beside it is touched.
+  std::ofstream(w / "mine.svg") << "the user's own picture";
+  fs::create_directory(w / "mine.png");
+  const Output dir = capture(attnlab_exe + " plot " + w.seq + run + " -o " + w / "mine.png");
+  CHECK(dir.code == 2);
+  CHECK_THAT(dir.text, Catch::Contains("mine.png: this is a directory, not a file"));
+  CHECK(read(w / "mine.svg") == "the user's own picture");
+  // Without rsvg-convert on PATH nothing is written.
+  const Output no_tool = capture("PATH=/nonexistent " + attnlab_exe + " plot " + w.seq + run + " -o " + w / "p.png");
+  CHECK(no_tool.code == 2);
+  CHECK_THAT(no_tool.text, Catch::Contains("a PNG needs rsvg-convert"));
+  CHECK_FALSE(fs::exists(w / "p.svg"));
+  // The path reaches rsvg-convert as one argument: shell code in it is a file name, not a command.
+  const std::string odd = "x';touch INJECTED;'.png";  // run in w, where INJECTED would land
+  const Output quoted = capture("cd " + w / "." + " && " + attnlab_exe + " plot " + w.seq + run + " -o \"" + odd + "\"");
+  CHECK(quoted.code == 0);
+  CHECK(read(w / odd).substr(1, 3) == "PNG");
+  CHECK_FALSE(fs::exists(w / "INJECTED"));
 }
 
 TEST_CASE("plot: one [0, 1] colour scale for every panel by default, <pad> rows dropped, the target beside a wrong prediction",

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
+#include <sys/wait.h>
 
 #include "arguments.hpp"
 #include "lab/analysis/inspect.hpp"
@@ -21,13 +23,24 @@ const std::string& results_path(const Arguments& a) {
   return a.positional()[0];
 }
 
-// Writes `text` to `path` whole (a temporary file renamed into place: nothing half-written).
-// Written under a temporary name and renamed when whole. An output that exists and is not a
-// file (a directory, a FIFO, a device) is refused: it is never opened or replaced.
-void write_file(const std::string& path, const std::string& text) {
+// Refuses an output that exists and is not a file (a directory, a FIFO, a device: it is never
+// opened or replaced) or whose directory cannot take it.
+void check_output(const std::string& path) {
   if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")
     throw UsageError("the output " + path + ": " + what + ", not a file; give a file path with -o");
   if (const std::string problem = output_path_problem(path, "-o"); !problem.empty()) throw UsageError(problem);
+}
+
+// The error for a file that could not be written, from errno.
+FileError write_error(const std::string& path, int error) {
+  return FileError("cannot write '" + path + "': " + (error == ENOSPC ? "no space left on the device"
+                                                      : error ? std::strerror(error)
+                                                              : "is the directory there and writable?"));
+}
+
+// Writes `text` to `path` whole: under a temporary name, renamed into place when whole.
+void write_file(const std::string& path, const std::string& text) {
+  check_output(path);
   const std::string tmp = path + ".tmp-" + std::to_string(getpid());
   errno = 0;
   {
@@ -38,15 +51,38 @@ void write_file(const std::string& path, const std::string& text) {
   }
   const int error = errno;
   std::remove(tmp.c_str());
-  throw FileError("cannot write '" + path + "': " + (error == ENOSPC ? "no space left on the device"
-                                                     : error ? std::strerror(error)
-                                                             : "is the directory there and writable?"));
+  throw write_error(path, error);
 }
 
-// PNG beside an SVG when Debian's rsvg-convert (librsvg2-bin) is installed.
-bool write_png(const std::string& svg_path, const std::string& png_path) {
-  if (std::system("command -v rsvg-convert > /dev/null 2>&1") != 0) return false;
-  return std::system(("rsvg-convert -f png -o '" + png_path + "' '" + svg_path + "'").c_str()) == 0;
+// Whether Debian's rsvg-convert (librsvg2-bin), which renders the PNGs, is on $PATH.
+bool have_rsvg_convert() {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && access((dir + "/rsvg-convert").c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+// A path no program takes for an option.
+std::string not_an_option(const std::string& path) { return path.rfind('-', 0) == 0 ? "./" + path : path; }
+
+// Renders the SVG file to `png_path` with rsvg-convert, run without a shell, into a temporary
+// file renamed into place when whole.
+void write_png(const std::string& svg_path, const std::string& png_path) {
+  const std::string tmp = png_path + ".tmp-" + std::to_string(getpid()), svg = not_an_option(svg_path), out = not_an_option(tmp);
+  const pid_t child = fork();
+  if (child == 0) {
+    execlp("rsvg-convert", "rsvg-convert", "-f", "png", "-o", out.c_str(), svg.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  const bool rendered = child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  errno = 0;
+  if (rendered && std::rename(tmp.c_str(), png_path.c_str()) == 0) return;
+  const int error = errno;
+  std::remove(tmp.c_str());
+  if (!rendered) throw FileError("rsvg-convert could not render " + svg_path + " as " + png_path + "; the SVG is written");
+  throw write_error(png_path, error);
 }
 
 int inspect(const std::vector<std::string>& args) {
@@ -118,14 +154,17 @@ int plot(const std::vector<std::string>& args) {
   }
   const std::string out =
       output_path(a, stem_of(path) + "-" + (runs.size() == 1 ? runs[0] + "-" : "") + what + ".svg", {".svg", ".png"});
-  const bool png_only = ends_with(out, ".png");
+  const bool png_only = ends_with(out, ".png"), png = png_only || a.flag("--png");
   const std::string svg_path = png_only ? out.substr(0, out.size() - 4) + ".svg" : out;
+  const std::string png_path = svg_path.substr(0, svg_path.size() - 4) + ".png";
+  // Everything that can refuse the command runs before the first file is written.
+  if (png && !have_rsvg_convert()) throw UsageError("a PNG needs rsvg-convert (Debian package librsvg2-bin); nothing is written");
+  if (png) check_output(png_path);
   write_file(svg_path, svg);
   std::printf("wrote %s\n", svg_path.c_str());
-  if (png_only || a.flag("--png")) {
-    const std::string png = png_only ? out : svg_path.substr(0, svg_path.size() - 4) + ".png";
-    if (!write_png(svg_path, png)) throw std::runtime_error("PNG needs rsvg-convert (Debian package librsvg2-bin); the SVG is written");
-    std::printf("wrote %s\n", png.c_str());
+  if (png) {
+    write_png(svg_path, png_path);
+    std::printf("wrote %s\n", png_path.c_str());
   }
   return 0;
 }
