@@ -3,6 +3,8 @@
 // object, bit for bit, leaving out timings and hosts); and every refusal leaves nothing behind.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -95,6 +97,16 @@ TEST_CASE("merge refuses parts that do not make one sweep, each in one line, wri
   CHECK_THAT(attnlab("merge " + out + " " + p.all()).text, Catch::Contains("already exists; use --force"));
   CHECK(attnlab("merge " + out + " " + p.all() + " --force").status == 0);
   CHECK(same_results(p.whole, out).status == 0);
+  // Temporary copies: a refused merge removes none; a merge removes a dead writer's (no process
+  // has pid 999999999) and never a live one's (this test's own pid stands for a running attnlab).
+  const std::string dead = out + ".writing-999999999", live = out + ".merging-" + std::to_string(getpid());
+  std::ofstream(dead) << "a killed writer's copy";
+  std::ofstream(live) << "a running merge's copy";
+  CHECK(attnlab("merge " + out + " " + p.part[0] + " --force").status == 2);
+  CHECK((fs::exists(dead) && fs::exists(live)));
+  CHECK(attnlab("merge " + out + " " + p.all() + " --force").status == 0);
+  CHECK(!fs::exists(dead));
+  CHECK(fs::exists(live));
 }
 
 TEST_CASE("run --shard: bad K/N, more shards than runs, and resuming another shard are refused", "[merge]") {
@@ -110,8 +122,12 @@ TEST_CASE("run --shard: bad K/N, more shards than runs, and resuming another sha
   CHECK_THAT(many.text, Catch::Contains("the sweep has 4 runs, so shard 1 of 5 would have none"));
   CHECK(!fs::exists(dir / "s.h5"));
   REQUIRE(attnlab("run " + spec + " --set training.epochs=1 --shard 1/2 --output " + dir / "s.h5").status == 0);
+  const std::string dead = dir / "s.h5.writing-999999999";  // a killed writer's copy (no process has that pid)
+  std::ofstream(dead) << "left by a kill";
   const auto other = attnlab("run " + spec + " --set training.epochs=1 --shard 2/2 --resume --output " + dir / "s.h5");
   CHECK(other.status == 2);
   CHECK_THAT(other.text, Catch::Contains("holds shard 1/2, not shard 2/2"));
+  CHECK(fs::exists(dead));  // a refused resume changes nothing
   CHECK(attnlab("run " + spec + " --set training.epochs=1 --shard 1/2 --resume --output " + dir / "s.h5").status == 0);
+  CHECK(!fs::exists(dead));
 }

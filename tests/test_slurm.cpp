@@ -51,6 +51,21 @@ TEST_CASE("slurm scripts hold only quoted paths and --set values: nothing of the
   CHECK(bad.status == 2);
   CHECK_THAT(bad.text, Catch::Contains("--partition 'a b': only letters, digits"));
   CHECK(!std::filesystem::exists(dir / "refused"));
+  // A job script's path that is a directory is refused before either script is rewritten, and
+  // so is a merged output that is a directory.
+  const std::string before = attn::test::read_text(dir / "s/array.sbatch");
+  std::filesystem::remove(dir / "s/merge.sbatch");
+  std::filesystem::create_directory(dir / "s/merge.sbatch");
+  const auto blocked = attn::test::command_output(attn::test::attnlab_exe + " slurm " + args + " --partition gpu 2>&1");
+  CHECK(blocked.status == 2);
+  CHECK_THAT(blocked.text, Catch::Contains("merge.sbatch: this is a directory, not a file"));
+  CHECK(attn::test::read_text(dir / "s/array.sbatch") == before);
+  std::filesystem::create_directory(dir / "adir");
+  const auto to_dir = attn::test::command_output(attn::test::attnlab_exe + " slurm " + spec + " --output " + dir / "adir" +
+                                                 " --output-dir " + dir / "t 2>&1");
+  CHECK(to_dir.status == 2);
+  CHECK_THAT(to_dir.text, Catch::Contains("adir: this is a directory, not a file; move it away or choose another --output"));
+  CHECK(!std::filesystem::exists(dir / "t"));
 }
 
 TEST_CASE("run: SIGUSR1 (Slurm's warning before a time limit) checkpoints every run; --resume continues it", "[slurm-scripts]") {

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "attnlab/errors.hpp"
+#include "attnlab/file_kind.hpp"
 #include "lab/results/results_format.hpp"
 #include "lab/runner/runner.hpp"
 
@@ -121,11 +122,25 @@ std::string merge_script(const Layout& l, const SlurmOptions& o, const std::stri
   return s.str();
 }
 
+// Refuses a path that exists and is not a file (a directory, a FIFO: never opened or replaced).
+void require_file_path(const std::string& path, const std::string& what, const std::string& option) {
+  if (const std::string kind = not_a_regular_file(path); !kind.empty() && kind != "no such file")
+    throw UsageError(what + " " + path + ": " + kind + ", not a file; move it away or choose another " + option);
+}
+
+// Writes an executable script whole: under a temporary name, renamed into place when whole.
 void write_script(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out || chmod(path.c_str(), 0755) != 0) throw UsageError("cannot write " + path + ": " + std::strerror(errno));
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  errno = 0;
+  {
+    std::ofstream out(tmp);
+    out << text;
+    out.close();
+    if (out && chmod(tmp.c_str(), 0755) == 0 && std::rename(tmp.c_str(), path.c_str()) == 0) return;
+  }
+  const int error = errno;
+  std::remove(tmp.c_str());
+  throw FileError("cannot write " + path + ": " + (error ? std::strerror(error) : "is the directory writable?"));
 }
 
 // Runs sbatch with these arguments (each quoted); returns the job id it prints (--parsable).
@@ -168,6 +183,9 @@ int slurm_experiment(const std::string& spec_path, const SlurmOptions& o) {
   Layout l{"", absolute(sweep->output), absolute(spec_path), this_program(), task_count(sweep->run_ids.size(), o)};
   l.dir = absolute(o.output_dir.empty() ? sweep->output + ".slurm" : o.output_dir);
   // Everything that can refuse the options runs before the first directory is made.
+  require_file_path(l.output, "the merged results", "--output");
+  if (const std::string problem = output_path_problem(l.output, "--output"); !problem.empty()) throw UsageError(problem);
+  for (const char* script : {"/array.sbatch", "/merge.sbatch"}) require_file_path(l.dir + script, "the job script", "--output-dir");
   const std::vector<std::size_t> todo = unfinished_tasks(l, sweep->run_ids);
   const std::string name = job_name(sweep->name), array_text = array_script(l, o, name), merge_text = merge_script(l, o, name);
   std::error_code ec;

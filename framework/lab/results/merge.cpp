@@ -125,7 +125,6 @@ MergeResult merge_results(const std::string& output, const std::vector<std::stri
     if (fs::exists(output, ec) && fs::equivalent(output, p, ec)) throw UsageError("the output " + output + " is also a part; write elsewhere");
   check_output_room(output, parts);  // first: a directory or FIFO is refused even with --force
   if (fs::exists(output, ec) && !options.force) throw UsageError(output + " already exists; use --force to replace it");
-  remove_leftovers(output);
   const Parts s = survey(parts);
   MergeResult result;
   result.planned = s.header.run_order.size();
@@ -136,6 +135,7 @@ MergeResult merge_results(const std::string& output, const std::vector<std::stri
                      " runs are in no part: " + listed(result.missing) +
                      "; give their parts too, or --allow-missing to merge the others");
   result.unfinished = s.unfinished;
+  remove_leftovers(output);  // only now: a refused merge leaves everything as it was
   const std::string partial = output + ".merging-" + std::to_string(getpid());
   try {
     ResultsHeader header = s.header;

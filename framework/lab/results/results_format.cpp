@@ -1,5 +1,6 @@
 #include "lab/results/results_format.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -7,10 +8,12 @@
 #include <cmath>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <sstream>
 
 #include "attnlab/suggest.hpp"
@@ -261,9 +264,15 @@ void remove_leftovers(const std::string& path) {
   const fs::path file(path), dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string(), mine = file.filename().string();
-    for (const char* what : {".writing-", ".creating-", ".merging-"})
-      if (name.rfind(mine + what, 0) == 0 && name.find_first_not_of("0123456789", mine.size() + std::strlen(what)) == std::string::npos)
-        fs::remove(entry.path(), ec);
+    for (const char* what : {".writing-", ".creating-", ".merging-"}) {
+      const std::size_t digits = mine.size() + std::strlen(what);
+      if (name.rfind(mine + what, 0) != 0 || digits == name.size() || name.find_first_not_of("0123456789", digits) != std::string::npos)
+        continue;
+      // The copy of a process that still runs (another attnlab on the same output) is its own.
+      const long pid = std::strtol(name.c_str() + digits, nullptr, 10);
+      if (pid > 0 && pid <= std::numeric_limits<pid_t>::max() && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
+      fs::remove(entry.path(), ec);
+    }
   }
 }
 

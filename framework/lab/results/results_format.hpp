@@ -94,7 +94,7 @@ void create_results_file(const std::string& path, const ResultsHeader& header); 
 // middle of a write: the next open says `addr overflow`).
 void update_atomically(const std::string& path, const std::function<void(Hdf5File&)>& change);
 // Removes the temporary files (PATH.writing-<pid>, PATH.creating-<pid>, PATH.merging-<pid>) a
-// killed writer left.
+// killed writer left: those whose process no longer runs (a live one's copy is its own).
 void remove_leftovers(const std::string& path);
 void write_run(const std::string& path, const RunRecord& run);  // replaces a run of that id
 void write_summary(const std::string& path, const Summary& summary);

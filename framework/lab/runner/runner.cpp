@@ -143,7 +143,6 @@ struct Finished {
 std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& options, const std::string& spec_path,
                                     std::set<std::string>& done, std::size_t& kept_failures) {
   try {
-    remove_leftovers(p.output);  // a killed run's unfinished copy
     const ResultsReader existing(p.output);
     if (existing.header().spec != p.spec.text) {
       std::fprintf(stderr, "attnlab run: --resume: '%s' was written by a different spec than %s; "
@@ -171,6 +170,7 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
       // that is done: it would never be removed, nor its directory.
       remove_checkpoint(p.output, r.id);
     }
+    remove_leftovers(p.output);  // a killed run's unfinished copy; only once resuming is sure
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab run: --resume: %s\n", e.what());
     return 2;
@@ -182,11 +182,11 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
 std::optional<int> start_results_file(const Prepared& p, const RunnerOptions& options) {
   try {
     remove_leftovers(p.output);
-    remove_checkpoints(p.output);
     ResultsHeader header{p.spec.text, p.spec.path, p.spec.name, p.spec.runs.size(), {}, "", "", "", results_format_version};
     for (const RunPlan& r : p.spec.runs) header.run_order.push_back(r.id);
     if (options.shard) header.shard = options.shard->str();
     create_results_file(p.output, header);
+    remove_checkpoints(p.output);  // after: a file that cannot be made keeps the old sweep's checkpoints
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab run: cannot create the results file: %s\nNothing was run.\n", e.what());
     return 2;
