@@ -5,7 +5,6 @@
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -13,6 +12,7 @@
 #include "lab/analysis/inspect.hpp"
 #include "lab/analysis/pictures.hpp"
 #include "lab/analysis/report.hpp"
+#include "lab/files/whole_file.hpp"
 #include "lab/results/results_format.hpp"
 
 namespace attn::cli {
@@ -31,27 +31,10 @@ void check_output(const std::string& path) {
   if (const std::string problem = output_path_problem(path, "-o"); !problem.empty()) throw UsageError(problem);
 }
 
-// The error for a file that could not be written, from errno.
-FileError write_error(const std::string& path, int error) {
-  return FileError("cannot write '" + path + "': " + (error == ENOSPC ? "no space left on the device"
-                                                      : error ? std::strerror(error)
-                                                              : "is the directory there and writable?"));
-}
-
-// Writes `text` to `path` whole: under a temporary name, renamed into place when whole.
+// Writes `text` to `path` whole (whole_file.hpp), after check_output.
 void write_file(const std::string& path, const std::string& text) {
   check_output(path);
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  errno = 0;
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    out.flush();
-    if (out && std::rename(tmp.c_str(), path.c_str()) == 0) return;
-  }
-  const int error = errno;
-  std::remove(tmp.c_str());
-  throw write_error(path, error);
+  write_whole_file(path, text);
 }
 
 // Whether Debian's rsvg-convert (librsvg2-bin), which renders the PNGs, is on $PATH.

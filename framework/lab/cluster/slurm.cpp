@@ -1,19 +1,16 @@
 #include "lab/cluster/slurm.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "attnlab/errors.hpp"
 #include "attnlab/file_kind.hpp"
+#include "lab/files/whole_file.hpp"
 #include "lab/results/results_format.hpp"
 #include "lab/runner/runner.hpp"
 
@@ -128,21 +125,6 @@ void require_file_path(const std::string& path, const std::string& what, const s
     throw UsageError(what + " " + path + ": " + kind + ", not a file; move it away or choose another " + option);
 }
 
-// Writes an executable script whole: under a temporary name, renamed into place when whole.
-void write_script(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  errno = 0;
-  {
-    std::ofstream out(tmp);
-    out << text;
-    out.close();
-    if (out && chmod(tmp.c_str(), 0755) == 0 && std::rename(tmp.c_str(), path.c_str()) == 0) return;
-  }
-  const int error = errno;
-  std::remove(tmp.c_str());
-  throw FileError("cannot write " + path + ": " + (error ? std::strerror(error) : "is the directory writable?"));
-}
-
 // Runs sbatch with these arguments (each quoted); returns the job id it prints (--parsable).
 std::string sbatch(const std::vector<std::string>& args) {
   std::string command = "sbatch --parsable";
@@ -191,8 +173,8 @@ int slurm_experiment(const std::string& spec_path, const SlurmOptions& o) {
   std::error_code ec;
   fs::create_directories(l.dir + "/logs", ec);
   if (ec) throw UsageError("cannot make the directory for the job scripts, " + l.dir + "/logs: " + ec.message() + " (--output-dir)");
-  write_script(l.dir + "/array.sbatch", array_text);
-  write_script(l.dir + "/merge.sbatch", merge_text);
+  write_whole_file(l.dir + "/array.sbatch", array_text, true);
+  write_whole_file(l.dir + "/merge.sbatch", merge_text, true);
   const std::string array = l.dir + "/array.sbatch", merge = l.dir + "/merge.sbatch", tasks = array_list(todo, o.max_parallel);
   std::printf("%s: %zu runs in %zu tasks (%zu to run%s) -> %s\n  scripts, parts and logs in %s/\n", sweep->name.c_str(),
               sweep->run_ids.size(), l.tasks, todo.size(), todo.size() < l.tasks ? ": the others' parts are finished" : "",
