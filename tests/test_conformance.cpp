@@ -180,7 +180,7 @@ TEST_CASE("conformance: every RNN cell, through a 2-layer bidirectional RNN with
       Rng rng(5);
       ParamStore store;
       RnnConfig config;
-      config.cell = {name, {}};
+      config.cell = {name, {}, {}};
       config.input_size = 3;
       config.hidden_size = 4;
       config.layers = 2;
@@ -229,7 +229,7 @@ TEST_CASE("conformance: every attention mode, with and without learned projectio
           config.mode.options.set("project", "true");
           config.mode.options.set("dim", "6");
         }
-        config.scoring = {"general", {}};  // accepts queries and keys of different sizes
+        config.scoring = {"general", {}, {}};  // accepts queries and keys of different sizes
         std::size_t query_dim = 0;
         const std::optional<Attention> built = build_mode(registries, ParamScope(store, rng, "att"), config, query_dim);
         if (!built) continue;

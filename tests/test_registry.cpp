@@ -67,12 +67,12 @@ TEST_CASE("options: defaults, types, ranges and unknown keys name the option and
   register_builtins(r);
   ParamStore store;
   Rng rng(1);
-  PluginChoice choice{"additive", {}};
+  PluginChoice choice{"additive", {}, {}};
   choice.options.set("hiden", "8", "spec.yaml:9:5");
   CHECK_THROWS_WITH(make_plugin(r.scoring, choice, ScoringArgs{ParamScope(store, rng), choice.options, 4, 4}),
                     "spec.yaml:9:5: unknown option 'hiden' for scoring function 'additive'; did you mean "
                     "'hidden'? known: hidden");
-  PluginChoice dot{"dot", {}};
+  PluginChoice dot{"dot", {}, {}};
   dot.options.set("scale", "2", "spec.yaml:3:3");
   CHECK_THROWS_WITH(make_plugin(r.scoring, dot, ScoringArgs{ParamScope(store, rng), dot.options, 4, 4}),
                     Catch::Contains("unknown option 'scale' for scoring function 'dot' (it takes no options)"));

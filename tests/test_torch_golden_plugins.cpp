@@ -82,7 +82,7 @@ TEST_CASE("every cell matches torch.nn.*Cell with the same weights", "[golden][c
       ParamStore store;
       Rng rng(0);
       RnnConfig config;
-      config.cell = {name, {}};
+      config.cell = {name, {}, {}};
       config.input_size = 3;
       config.hidden_size = 5;
       const Rnn rnn(builtins(), ParamScope(store, rng, "rnn"), config);
@@ -105,8 +105,8 @@ TEST_CASE("multi-head attention matches d2l's MultiHeadAttention in PyTorch", "[
   ParamStore store;
   Rng rng(0);
   AttentionConfig config;
-  config.mode = {"qkv", {}};
-  config.scoring = {"scaled_dot", {}};
+  config.mode = {"qkv", {}, {}};
+  config.scoring = {"scaled_dot", {}, {}};
   config.multi_head = MultiHead{2, 8, false};
   const Attention mha(builtins(), ParamScope(store, rng, "mha"), config, 6, 7, 3);
   for (const std::string p : {"W_q", "W_k", "W_v", "W_o"}) store.get("mha." + p + ".W").mutable_value() = g["param." + p];
