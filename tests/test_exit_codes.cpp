@@ -151,6 +151,26 @@ TEST_CASE("run and file names are names, not paths into the file", "[exit-codes]
   for (const char* kind : {"--curves", "--attention", "--fit"}) expect("plot " + tmp / "none.h5" + " " + kind, 2, "holds no runs yet");
 }
 
+TEST_CASE("counts a results file holds out of range are damage, never a huge allocation or a wrapped number", "[exit-codes]") {
+  TempDir tmp("attnlab-exit-codes");
+  const auto damaged = [&](const std::string& name, const std::string& change) {
+    const std::string copy = tmp / name;
+    fs::copy_file(results(), copy);
+    const auto edit = command_output("/usr/bin/python3 -c \"import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); r = f['runs/scoring-dot_seed-1']; " +
+                                     change + "\" " + copy + " 2>&1");
+    INFO(edit.text);
+    REQUIRE(edit.status == 0);
+    return copy;
+  };
+  expect("inspect " + damaged("planned.h5", "f.attrs['planned_runs'] = -1"), 1,
+         "attribute planned_runs of / is -1; a results file holds 0 to 10000 there (the file is damaged)");
+  expect("inspect " + damaged("epochs.h5", "r.attrs['epochs_done'] = -5"), 1, "attribute epochs_done");
+  // A sentence of 10^8 steps would be decoded; it was minutes and gigabytes, then "ran out of memory".
+  const std::string steps = damaged("steps.h5", "r['vocab'].attrs['num_steps'] = 10**8");
+  expect("translate " + steps + " --run scoring-dot_seed-1 1 2", 1, "attribute num_steps of");
+  expect("probe " + steps + " --run scoring-dot_seed-1 \"1 2\"", 1, "a results file holds 1 to 10000 there (the file is damaged)");
+}
+
 TEST_CASE("standard output: a closed pipe does not kill a run; a full disk is an error", "[exit-codes][faults]") {
   TempDir tmp("attnlab-exit-codes");
   // `| head -1` closes the pipe after the first line: the sweep goes on and its file is whole

@@ -531,6 +531,15 @@ long Hdf5File::attr_long(const std::string& object, const std::string& name) con
   });
 }
 
+std::size_t Hdf5File::attr_count(const std::string& object, const std::string& name, std::size_t least, std::size_t most) const {
+  const long v = attr_long(object, name);
+  if (v < 0 || static_cast<unsigned long>(v) < least || static_cast<unsigned long>(v) > most)
+    throw FileError(path_ + ": attribute " + name + " of " + object + " is " + std::to_string(v) + "; a results file holds " +
+                    std::to_string(least) + " to " +
+                    std::to_string(most) + " there (the file is damaged)");
+  return static_cast<std::size_t>(v);
+}
+
 std::vector<std::string> Hdf5File::attr_names(const std::string& object) const {
   return guarded(path_, "cannot list attributes of " + object, [&] {
     return with_object(impl_->file, object, [&](H5::H5Object& o) {

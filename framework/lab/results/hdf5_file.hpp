@@ -56,6 +56,9 @@ class Hdf5File {
   std::string attr_string(const std::string& object, const std::string& name) const;
   double attr_double(const std::string& object, const std::string& name) const;
   long attr_long(const std::string& object, const std::string& name) const;
+  // An attribute that counts something: a whole number in [least, most]; anything else is a
+  // damaged file (FileError), never a huge or wrapped-around count.
+  std::size_t attr_count(const std::string& object, const std::string& name, std::size_t least, std::size_t most) const;
   std::vector<std::string> attr_names(const std::string& object) const;
 
   const std::string& path() const { return path_; }

@@ -18,6 +18,7 @@
 
 #include "attnlab/suggest.hpp"
 #include "lab/results/layout.hpp"
+#include "lab/spec/spec.hpp"
 
 namespace attn {
 namespace {
@@ -60,9 +61,14 @@ SweepPoint read_point(const std::string& yaml) {
   return point;
 }
 
-// Attributes added over the format's life are absent from older files.
-long long_attr_or(const Hdf5File& f, const std::string& object, const std::string& name, long fallback) {
-  return f.has_attr(object, name) ? f.attr_long(object, name) : fallback;
+// The largest counts a results file holds: runs (a spec plans at most max_sweep_runs), epochs
+// (training.epochs is at most 1e9) and steps per sequence (num_steps is at most 10000).
+constexpr std::size_t most_runs = max_sweep_runs, most_epochs = 1000000000, most_steps = 10000;
+
+// Count attributes added over the format's life are absent from older files.
+std::size_t count_attr_or(const Hdf5File& f, const std::string& object, const std::string& name, std::size_t most,
+                          std::size_t fallback) {
+  return f.has_attr(object, name) ? f.attr_count(object, name, 0, most) : fallback;
 }
 
 // What a history column holds: {units, description} (docs/hdf5-layout.md).
@@ -370,7 +376,7 @@ ResultsHeader ResultsReader::header() const {
   h.name = file_.attr_string("/", "name");
   h.created = file_.attr_string("/", "created");
   h.attnlab_version = file_.attr_string("/", "attnlab_version");
-  h.planned_runs = static_cast<std::size_t>(file_.attr_long("/", "planned_runs"));
+  h.planned_runs = file_.attr_count("/", "planned_runs", 0, most_runs);
   if (file_.has_attr("/", "run_order")) {
     std::istringstream lines(file_.attr_string("/", "run_order"));
     for (std::string id; std::getline(lines, id);) h.run_order.push_back(id);
@@ -403,9 +409,9 @@ RunInfo ResultsReader::run(const std::string& id) const {
   r.point = read_point(file_.attr_string(g, "sweep_point"));
   if (file_.has_attr(g, overrides_attribute)) r.overrides = read_point(file_.attr_string(g, overrides_attribute));
   r.seed = static_cast<std::uint64_t>(file_.attr_long(g, "seed"));
-  r.index = static_cast<std::size_t>(long_attr_or(file_, g, "index", 0));
-  r.epochs_done = static_cast<std::size_t>(long_attr_or(file_, g, "epochs_done", 0));
-  r.resumed_from_epoch = static_cast<std::size_t>(long_attr_or(file_, g, "resumed_from_epoch", 0));
+  r.index = count_attr_or(file_, g, "index", most_runs, 0);
+  r.epochs_done = count_attr_or(file_, g, "epochs_done", most_epochs, 0);
+  r.resumed_from_epoch = count_attr_or(file_, g, "resumed_from_epoch", most_epochs, 0);
   for (const std::string& a : file_.attr_names(g))
     if (a.rfind(metric_prefix, 0) == 0) r.metrics[a.substr(metric_prefix.size())] = file_.attr_double(g, a);
   return r;
@@ -514,7 +520,7 @@ std::optional<Vocabularies> ResultsReader::vocabularies(const std::string& id) c
   const std::string g = vocab_of(known(id));
   if (!file_.exists(g + "/source")) return std::nullopt;
   return Vocabularies{file_.read_strings(g + "/source"), file_.read_strings(g + "/target"),
-                      static_cast<std::size_t>(file_.attr_long(g, "num_steps"))};
+                      file_.attr_count(g, "num_steps", 1, most_steps)};
 }
 
 std::optional<std::string> ResultsReader::summary_table() const {
@@ -556,7 +562,7 @@ TrainerState read_trainer_state(const std::string& path) {
   s.rng_state = f.attr_string(trainer_group, "rng_state");
   s.best = f.attr_double(trainer_group, "best");
   s.has_best = f.attr_long(trainer_group, "has_best") != 0;
-  s.bad_evaluations = static_cast<std::size_t>(f.attr_long(trainer_group, "bad_evaluations"));
+  s.bad_evaluations = f.attr_count(trainer_group, "bad_evaluations", 0, most_epochs);
   return s;
 }
 
