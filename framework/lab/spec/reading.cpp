@@ -22,6 +22,13 @@ class Reader {
         error(k, "keys must be plain names");
         continue;
       }
+      if (++keys_ > max_spec_keys) {  // aliases of aliases can make a short file expand without end
+        if (keys_ == max_spec_keys + 1)
+          error(k, "the spec expands to more than " + std::to_string(max_spec_keys) +
+                       " keys (YAML aliases that repeat each other?); write the keys out");
+        return;
+      }
+      if (tagged(k, v)) continue;
       const std::string full = prefix.empty() ? k.Scalar() : prefix + "." + k.Scalar();
       if (!first_time(k, full, seen)) continue;
       if (full == "sweep") {
@@ -53,6 +60,22 @@ class Reader {
     return inserted;
   }
 
+  // An explicit YAML tag (!!str, !!null, !custom ...) is refused: attnlab reads plain values, and
+  // `--set` reads a tag as text, so a tag in the file would mean one thing there, another here.
+  bool tagged(const YAML::Node& key, const YAML::Node& value) {
+    if (explicit_tag(value).empty()) return false;
+    error(value, "the value of '" + key.Scalar() + "' has the YAML tag '" + explicit_tag(value) +
+                     "'; attnlab reads plain values: remove the tag");
+    return true;
+  }
+  // A node's tag as written (!!str, !custom), or "" for none (yaml-cpp's "?" and "!").
+  static std::string explicit_tag(const YAML::Node& n) {
+    const std::string& tag = n.Tag();
+    const std::string core = "tag:yaml.org,2002:";
+    if (tag.empty() || tag == "?" || tag == "!") return "";
+    return tag.rfind(core, 0) == 0 ? "!!" + tag.substr(core.size()) : tag;
+  }
+
   SpecValue list_value(const YAML::Node& v, const std::string& where) {
     SpecValue sv;
     sv.is_list = true;
@@ -60,6 +83,10 @@ class Reader {
     for (const auto& item : v) {
       if (!item.IsScalar()) {
         error(item, "list items must be plain values");
+        continue;
+      }
+      if (const std::string tag = explicit_tag(item); !tag.empty()) {
+        error(item, "this list item has the YAML tag '" + tag + "'; attnlab reads plain values: remove the tag");
         continue;
       }
       sv.items.push_back(item.Scalar());
@@ -90,8 +117,10 @@ class Reader {
     }
   }
 
+  static constexpr std::size_t max_spec_keys = 100000;  // specs have hundreds
   std::string file_;
   std::vector<Diagnostic>& diags_;
+  std::size_t keys_ = 0;
 };
 
 // The value of a --set: YAML flow text, a list when it reads as one.
