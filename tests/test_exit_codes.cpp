@@ -169,6 +169,10 @@ TEST_CASE("counts a results file holds out of range are damage, never a huge all
   const std::string steps = damaged("steps.h5", "r['vocab'].attrs['num_steps'] = 10**8");
   expect("translate " + steps + " --run scoring-dot_seed-1 1 2", 1, "attribute num_steps of");
   expect("probe " + steps + " --run scoring-dot_seed-1 \"1 2\"", 1, "a results file holds 1 to 10000 there (the file is damaged)");
+  // Strings as h5py writes fixed-length ones, NUL-padded without a terminator, keep their last byte.
+  const std::string padded = damaged("padded.h5", "sd = lambda t: __import__('numpy').array(t, dtype=h5py.string_dtype('utf-8', len(t))); "
+                                                  "r.attrs.create('status', sd(b'failed')); r.attrs.create('error', sd(b'boom'))");
+  expect("inspect " + padded, 0, "scoring-dot_seed-1 failed: boom");
 }
 
 TEST_CASE("standard output: a closed pipe does not kill a run; a full disk is an error", "[exit-codes][faults]") {

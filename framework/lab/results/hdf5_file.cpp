@@ -417,11 +417,12 @@ std::vector<std::string> Hdf5File::read_strings(const std::string& path) const {
     hsize_t n = 0;
     space.getSimpleExtentDims(&n);
     if (n > (hsize_t{1} << 24) || n * width > (hsize_t{1} << 30)) throw H5::DataSetIException("", "implausibly large list of strings");
-    std::vector<char> buffer(static_cast<std::size_t>(n) * width, '\0');
-    if (n) ds.read(buffer.data(), fixed_string(width));
+    const std::size_t stride = width + 1;  // room for the NUL of a string written without one (NULLPAD)
+    std::vector<char> buffer(static_cast<std::size_t>(n) * stride, '\0');
+    if (n) ds.read(buffer.data(), fixed_string(stride));
     std::vector<std::string> out;
     for (std::size_t i = 0; i < n; ++i) {
-      const char* p = buffer.data() + i * width;
+      const char* p = buffer.data() + i * stride;
       out.emplace_back(p, strnlen(p, width));
     }
     return out;
@@ -504,8 +505,8 @@ std::string Hdf5File::attr_string(const std::string& object, const std::string& 
       if (a.getTypeClass() != H5T_STRING) throw H5::AttributeIException("", "not a string attribute");
       const std::size_t width = checked_fixed_width(a.getDataType());
       if (a.getSpace().getSimpleExtentNpoints() != 1) throw H5::AttributeIException("", "not a single string");
-      std::vector<char> buffer(width, '\0');
-      a.read(fixed_string(width), buffer.data());
+      std::vector<char> buffer(width + 1, '\0');  // + 1: a string written without a NUL (NULLPAD) keeps its last byte
+      a.read(fixed_string(width + 1), buffer.data());
       return std::string(buffer.data(), strnlen(buffer.data(), width));
     });
   });
