@@ -151,6 +151,15 @@ TEST_CASE("run and file names are names, not paths into the file", "[exit-codes]
   for (const char* kind : {"--curves", "--attention", "--fit"}) expect("plot " + tmp / "none.h5" + " " + kind, 2, "holds no runs yet");
 }
 
+TEST_CASE("an option that takes one value, or a --set key, given twice is refused, not the last one taken", "[exit-codes]") {
+  expect("inspect " + results() + " --run scoring-dot_seed-1 --run scoring-dot_seed-2", 2, "--run is given 2 times; it takes one value");
+  expect("compare " + results() + " --format csv --format markdown", 2, "--format is given 2 times");
+  expect("translate " + results() + " --run scoring-dot_seed-1 --run scoring-dot_seed-2 1 2", 2, "--run is given 2 times");
+  expect("validate " + tiny + " --set training.epochs=2 --set training.epochs=3", 2, "--set training.epochs is given twice");
+  expect("plot " + results() + " --attention --run scoring-dot_seed-1 --run scoring-dot_seed-2", 2,
+         "--attention draws one run's maps; give one --run (got 2)");
+}
+
 TEST_CASE("counts a results file holds out of range are damage, never a huge allocation or a wrapped number", "[exit-codes]") {
   TempDir tmp("attnlab-exit-codes");
   const auto damaged = [&](const std::string& name, const std::string& change) {

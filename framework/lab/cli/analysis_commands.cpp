@@ -115,6 +115,8 @@ int plot(const std::vector<std::string>& args) {
     else throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab inspect lists them)");
   }
   std::string svg, what;
+  if (a.flag("--attention") && runs.size() > 1)
+    throw UsageError("--attention draws one run's maps; give one --run (got " + std::to_string(runs.size()) + ")");
   if (a.flag("--attention")) {
     AttentionView view;
     if (a.has("--example")) view.example = ResultsReader::example_name(static_cast<std::size_t>(a.integer("--example", 0, 0, 1 << 30)));

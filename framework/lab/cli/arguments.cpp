@@ -42,7 +42,10 @@ std::vector<std::string> Arguments::all(const std::string& name) const {
 
 std::string Arguments::value(const std::string& name, const std::string& fallback) const {
   const auto it = values_.find(name);
-  return it == values_.end() ? fallback : it->second.back();
+  if (it == values_.end()) return fallback;
+  if (it->second.size() > 1)
+    throw UsageError(name + " is given " + std::to_string(it->second.size()) + " times; it takes one value: give it once");
+  return it->second.front();
 }
 
 int Arguments::integer(const std::string& name, int fallback, int min, int max) const {

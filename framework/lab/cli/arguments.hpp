@@ -16,7 +16,8 @@ class Arguments {
   Arguments(const std::vector<std::string>& args, const std::set<std::string>& flags,
             const std::set<std::string>& valued);
   bool flag(const std::string& name) const { return flags_.count(name) > 0; }
-  std::vector<std::string> all(const std::string& name) const;
+  std::vector<std::string> all(const std::string& name) const;  // a repeatable option's values
+  // A single-value option's value (or fallback); an option given twice is a UsageError.
   std::string value(const std::string& name, const std::string& fallback) const;
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   int integer(const std::string& name, int fallback, int min, int max) const;

@@ -1,6 +1,7 @@
 // Reading a spec: the YAML mapping flattened into dotted keys that remember where they were
 // written, the sweep section into axes, then the --set overrides applied on top.
 #include <algorithm>
+#include <set>
 
 #include "attnlab/data/text.hpp"
 #include "lab/spec/stages.hpp"
@@ -218,7 +219,14 @@ WrittenSpec read_written_spec(const YAML::Node& root, const std::string& path, c
   spec.path = path;
   Reader(path, diags).flatten(root, "", spec);
   check_printable(spec, diags);  // the file's values; --set's are checked as they are applied
-  for (const std::string& o : overrides) apply_override(o, spec, diags);
+  std::set<std::string> set_keys;
+  for (const std::string& o : overrides) {
+    const std::string key = o.substr(0, o.find('=')), shown = without_control_characters(valid_utf8(key)).substr(0, 80);
+    if (o.find('=') != std::string::npos && !set_keys.insert(key).second)
+      diags.push_back({set_origin + shown, "--set " + shown + " is given twice; give each key once"});
+    else
+      apply_override(o, spec, diags);
+  }
   return spec;
 }
 
