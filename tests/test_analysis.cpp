@@ -183,6 +183,13 @@ TEST_CASE("plot and report refuse what they cannot honour, and write nothing", "
   CHECK(no_tool.code == 2);
   CHECK_THAT(no_tool.text, Catch::Contains("a PNG needs rsvg-convert"));
   CHECK_FALSE(fs::exists(w / "p.svg"));
+  // An rsvg-convert that exits 0 and writes nothing is said as such, not as a missing file.
+  fs::create_directory(w / "bin");
+  std::ofstream(w / "bin/rsvg-convert") << "#!/bin/sh\nexit 0\n";
+  fs::permissions(w / "bin/rsvg-convert", fs::perms::owner_all);
+  const Output silent = capture("PATH=" + w / "bin" + ":$PATH " + attnlab_exe + " plot " + w.seq + run + " -o " + w / "s.png");
+  CHECK(silent.code == 1);
+  CHECK_THAT(silent.text, Catch::Contains("rsvg-convert wrote no PNG"));
   // The path reaches rsvg-convert as one argument: shell code in it is a file name, not a command.
   const std::string odd = "x';touch INJECTED;'.png";  // run in w, where INJECTED would land
   const Output quoted = capture("cd " + w / "." + " && " + attnlab_exe + " plot " + w.seq + run + " -o \"" + odd + "\"");

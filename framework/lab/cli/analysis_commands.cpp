@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "arguments.hpp"
@@ -49,6 +50,22 @@ bool have_rsvg_convert() {
 // A path no program takes for an option.
 std::string not_an_option(const std::string& path) { return path.rfind('-', 0) == 0 ? "./" + path : path; }
 
+// Whether the child process exits with status 0 within `seconds`; one that does not is killed.
+bool exited_well(pid_t child, int seconds) {
+  int status = 0;
+  for (int waited_ms = 0; waited_ms < seconds * 1000; waited_ms += 10) {
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (done < 0) return false;
+    usleep(10000);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  return false;
+}
+
+constexpr int render_seconds = 120;  // rsvg-convert renders attnlab's largest pictures in about a second
+
 // Renders the SVG file to `png_path` with rsvg-convert, run without a shell, into a temporary
 // file renamed into place when whole.
 void write_png(const std::string& svg_path, const std::string& png_path) {
@@ -58,13 +75,16 @@ void write_png(const std::string& svg_path, const std::string& png_path) {
     execlp("rsvg-convert", "rsvg-convert", "-f", "png", "-o", out.c_str(), svg.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  int status = 0;
-  const bool rendered = child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  const bool rendered = child > 0 && exited_well(child, render_seconds);
+  if (rendered && not_a_regular_file(tmp) == "no such file")
+    throw FileError("rsvg-convert wrote no PNG for " + svg_path + "; the SVG is written");
   errno = 0;
   if (rendered && std::rename(tmp.c_str(), png_path.c_str()) == 0) return;
   const int error = errno;
   std::remove(tmp.c_str());
-  if (!rendered) throw FileError("rsvg-convert could not render " + svg_path + " as " + png_path + "; the SVG is written");
+  if (!rendered)
+    throw FileError("rsvg-convert could not render " + svg_path + " as " + png_path + " (in " + std::to_string(render_seconds) +
+                    " s); the SVG is written");
   throw write_error(png_path, error);
 }
 
