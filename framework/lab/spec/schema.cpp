@@ -329,6 +329,10 @@ std::string check_value(const SpecKey& row, const std::string& text) {
   }
   const Bounds& b = row.bounds;
   if (!v && !is_number_text(text)) return key + " must be " + row.type_phrase() + ", got '" + text + "'";
+  if (!v && row.type != ValueType::real && text.find_first_of(".eE") != std::string::npos)
+    return key + " must be " + row.type_phrase() + " (a whole number, no point or exponent), got " + text;
+  if (!v && row.type == ValueType::real && std::fabs(std::strtod(text.c_str(), nullptr)) < 1.0)
+    return key + " is nonzero but smaller than a double can hold (about 2.2e-308), got " + text + ": write 0 or a larger value";
   if (!v && row.type == ValueType::real)
     return key + " must be a finite number (at most about 1.8e308 in size), got " + text + ": out of range";
   if (!v) return key + " must be " + (text[0] == '-' ? row.range_text() : "<= " + bound_text(b.max)) + ", got " + text;
