@@ -2,11 +2,14 @@
 // line naming the file, and leaves the registries as they were.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "lab/builtins.hpp"
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/plugin.hpp"
 #include "attnlab/plugin_loader.hpp"
 #include "attnlab/rnn/rnn.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
 
@@ -80,7 +83,14 @@ TEST_CASE("broken plugins are refused with one clear line, registries unchanged"
   CHECK_THAT(refused(bad("duplicate_dot")), Catch::Contains("duplicate scoring function 'dot'"));
   CHECK(r.scoring.names() == before);  // not even 'dot_again' from the failed library
   load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
-  CHECK_THAT(refused(ATTNLAB_EXAMPLE_PLUGIN), Catch::Contains("duplicate scoring function 'cosine'"));
+  // The same file again (in `plugins:` and by --plugin, say) is loaded once; a copy of it is
+  // another library whose names are taken.
+  const auto names = r.scoring.names();
+  load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
+  CHECK(r.scoring.names() == names);
+  attn::test::TempDir dir("attnlab-plugin-copy");
+  std::filesystem::copy_file(ATTNLAB_EXAMPLE_PLUGIN, dir / "copy.so");
+  CHECK_THAT(refused(dir / "copy.so"), Catch::Contains("duplicate scoring function 'cosine'"));
 }
 
 TEST_CASE("normalizers are checked where the framework meets them: errors name the plugin", "[plugins][errors]") {

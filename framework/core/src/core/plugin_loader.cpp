@@ -53,6 +53,17 @@ void load_plugin(const std::string& path_text, Registries& registries) {
   if (const std::string what = not_a_regular_file(path_text); !what.empty())  // "no such file", "this is a directory", ...
     throw PluginError(who + ": " + what + (what == "no such file" || what == "permission denied" ? "" : ", not a shared library"));
 
+  // The same file named twice (in `plugins:` and by --plugin, or by two spellings of its path)
+  // is loaded once: its names are not duplicates of themselves.
+  bool loaded = false;
+  registries.each([&](auto& r) {
+    for (const auto& entry : r.entries()) {
+      std::error_code ec;
+      loaded = loaded || fs::equivalent(entry.second.origin, path, ec);
+    }
+  });
+  if (loaded) return;
+
   auto library = std::make_shared<boost::dll::shared_library>();
   std::error_code load_error;
   library->load(fs::absolute(path), load_error, boost::dll::load_mode::rtld_now);
