@@ -160,7 +160,7 @@ TEST_CASE("an option that takes one value, or a --set key, given twice is refuse
          "--attention draws one run's maps; give one --run (got 2)");
 }
 
-TEST_CASE("counts a results file holds out of range are damage, never a huge allocation or a wrapped number", "[exit-codes]") {
+TEST_CASE("values another program changed in a results file: counts out of range, other types, missing objects, unterminated strings", "[exit-codes]") {
   TempDir tmp("attnlab-exit-codes");
   const auto damaged = [&](const std::string& name, const std::string& change) {
     const std::string copy = tmp / name;
@@ -182,6 +182,13 @@ TEST_CASE("counts a results file holds out of range are damage, never a huge all
   const std::string padded = damaged("padded.h5", "sd = lambda t: __import__('numpy').array(t, dtype=h5py.string_dtype('utf-8', len(t))); "
                                                   "r.attrs.create('status', sd(b'failed')); r.attrs.create('error', sd(b'boom'))");
   expect("inspect " + padded, 0, "scoring-dot_seed-1 failed: boom");
+  // Values of another type or missing, in words (they were HDF5's "no appropriate function for
+  // conversion path" and "component not found"); ASCII strings (h5py's bytes) read as UTF-8.
+  const std::string damage = "the file is damaged or was changed by another program";
+  expect("inspect " + damaged("number.h5", "r.attrs['status'] = 3"), 1, "attribute status of /runs/scoring-dot_seed-1: it holds another type");
+  expect("inspect " + damaged("string.h5", "r.attrs['epochs_done'] = __import__('numpy').bytes_(b'abc')"), 1, damage);
+  expect("inspect " + damaged("ascii.h5", "r.attrs['status'] = __import__('numpy').bytes_(b'bogus')"), 1, "unknown status 'bogus'");
+  expect("translate " + damaged("params.h5", "del r['params']") + " --run scoring-dot_seed-1 1 2", 1, "it is missing (" + damage);
 }
 
 TEST_CASE("standard output: a closed pipe does not kill a run; a full disk is an error", "[exit-codes][faults]") {

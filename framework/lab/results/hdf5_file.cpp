@@ -74,6 +74,11 @@ struct InsideHdf5 {
 // HDF5's own words where they would puzzle a person, said plainly ("truncated file: eof = 3000,
 // sblock->base_addr = 0, stored_eof = 177248" is a file cut short).
 std::string readable(const std::string& library) {
+  if (library.find("no appropriate function for conversion path") != std::string::npos)
+    return "it holds another type of value than attnlab writes there (a string for a number, or the reverse): "
+           "the file is damaged or was changed by another program";
+  if (library.find("component not found") != std::string::npos || library.find("can't locate attribute") != std::string::npos)
+    return "it is missing (the file is damaged or was changed by another program)";
   if (library.rfind("truncated file", 0) == 0) {
     const auto number_after = [&](const std::string& key) {
       const std::size_t at = library.find(key);
@@ -145,15 +150,17 @@ bool link_exists(const H5::H5File& f, const std::string& path) {
 // attnlab writes strings fixed-length (UTF-8, NUL-terminated). It refuses variable-length ones:
 // reading them goes through HDF5's global heap, where a damaged file can make the library loop
 // (found by fuzzing); a fixed-length string is read into a buffer of known size.
-H5::StrType fixed_string(std::size_t width) {
+// cset: what attnlab writes (UTF-8), or when reading, the stored one (ASCII is UTF-8's subset;
+// HDF5 converts between the two no more than between a string and a number).
+H5::StrType fixed_string(std::size_t width, H5T_cset_t cset = H5T_CSET_UTF8) {
   H5::StrType type(H5::PredType::C_S1, std::max<std::size_t>(width, 1));
-  type.setCset(H5T_CSET_UTF8);
+  type.setCset(cset);
   type.setStrpad(H5T_STR_NULLTERM);
   return type;
 }
 
 std::size_t checked_fixed_width(const H5::DataType& type) {
-  if (type.getClass() != H5T_STRING) throw H5::DataTypeIException("", "not a string");
+  if (type.getClass() != H5T_STRING) throw H5::DataTypeIException("", "it holds another type of value than the strings attnlab writes there: the file is damaged or was changed by another program");
   if (H5Tis_variable_str(type.getId()) > 0)
     throw H5::DataTypeIException("", "a variable-length string (attnlab writes fixed-length strings; not an attnlab file, or an old one)");
   const std::size_t width = type.getSize();
@@ -419,7 +426,7 @@ std::vector<std::string> Hdf5File::read_strings(const std::string& path) const {
     if (n > (hsize_t{1} << 24) || n * width > (hsize_t{1} << 30)) throw H5::DataSetIException("", "implausibly large list of strings");
     const std::size_t stride = width + 1;  // room for the NUL of a string written without one (NULLPAD)
     std::vector<char> buffer(static_cast<std::size_t>(n) * stride, '\0');
-    if (n) ds.read(buffer.data(), fixed_string(stride));
+    if (n) ds.read(buffer.data(), fixed_string(stride, ds.getStrType().getCset()));
     std::vector<std::string> out;
     for (std::size_t i = 0; i < n; ++i) {
       const char* p = buffer.data() + i * stride;
@@ -502,11 +509,11 @@ std::string Hdf5File::attr_string(const std::string& object, const std::string& 
   return guarded(path_, "cannot read attribute " + name + " of " + object, [&] {
     return with_object(impl_->file, object, [&](H5::H5Object& o) {
       H5::Attribute a = o.openAttribute(name);
-      if (a.getTypeClass() != H5T_STRING) throw H5::AttributeIException("", "not a string attribute");
+      if (a.getTypeClass() != H5T_STRING) throw H5::AttributeIException("", "it holds another type of value than the string attnlab writes there: the file is damaged or was changed by another program");
       const std::size_t width = checked_fixed_width(a.getDataType());
       if (a.getSpace().getSimpleExtentNpoints() != 1) throw H5::AttributeIException("", "not a single string");
       std::vector<char> buffer(width + 1, '\0');  // + 1: a string written without a NUL (NULLPAD) keeps its last byte
-      a.read(fixed_string(width + 1), buffer.data());
+      a.read(fixed_string(width + 1, a.getStrType().getCset()), buffer.data());
       return std::string(buffer.data(), strnlen(buffer.data(), width));
     });
   });
