@@ -189,6 +189,9 @@ TEST_CASE("values another program changed in a results file: counts out of range
   expect("inspect " + damaged("string.h5", "r.attrs['epochs_done'] = __import__('numpy').bytes_(b'abc')"), 1, damage);
   expect("inspect " + damaged("ascii.h5", "r.attrs['status'] = __import__('numpy').bytes_(b'bogus')"), 1, "unknown status 'bogus'");
   expect("translate " + damaged("params.h5", "del r['params']") + " --run scoring-dot_seed-1 1 2", 1, "it is missing (" + damage);
+  const std::string reshaped = damaged("shape.h5", "p = 'params/decoder/embedding/weight'; del r[p]; r[p] = __import__('numpy').zeros((3, 3), 'f4')");
+  expect("probe " + reshaped + " --run scoring-dot_seed-1 \"1 2\"", 1,
+         "the parameter decoder.embedding.weight of run 'scoring-dot_seed-1' has shape [3, 3], where the run's model has");
 }
 
 TEST_CASE("standard output: a closed pipe does not kill a run; a full disk is an error", "[exit-codes][faults]") {

@@ -66,7 +66,14 @@ void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, 
   Rng rng(0);
   run.model = run.registries.models.create(run.plan.model, ModelArgs{run.registries, ParamScope(run.store, rng),
                                                                      run.plan.model_options, run.data});
-  for (const auto& [name, var] : run.store.items()) var.mutable_value() = file.param(id, name);
+  for (const auto& [name, var] : run.store.items()) {
+    Tensor value = file.param(id, name);
+    if (shape_of(value) != shape_of(var.value()))
+      throw FileError(file.path() + ": the parameter " + name + " of run '" + id + "' has shape " + shape_str(shape_of(value)) +
+                      ", where the run's model has " + shape_str(shape_of(var.value())) +
+                      " (the file is damaged or was changed by another program)");
+    var.mutable_value() = std::move(value);
+  }
   run.decoder = dynamic_cast<SequenceModel*>(run.model.get());
   if (!run.decoder) throw UsageError("model '" + run.plan.model + "' does not decode sentences");
 }
