@@ -185,7 +185,9 @@ TEST_CASE("values another program changed in a results file: counts out of range
   // Values of another type or missing, in words (they were HDF5's "no appropriate function for
   // conversion path" and "component not found"); ASCII strings (h5py's bytes) read as UTF-8.
   const std::string damage = "the file is damaged or was changed by another program";
-  expect("inspect " + damaged("number.h5", "r.attrs['status'] = 3"), 1, "attribute status of /runs/scoring-dot_seed-1: it holds another type");
+  const std::string number = damaged("number.h5", "r.attrs['status'] = 3");
+  expect("inspect " + number, 1, "attribute status of /runs/scoring-dot_seed-1: it holds another type");
+  expect("run " + tiny + " --set training.epochs=1 --resume --output " + number, 1, "it holds another type");  // was 2
   expect("inspect " + damaged("string.h5", "r.attrs['epochs_done'] = __import__('numpy').bytes_(b'abc')"), 1, damage);
   expect("inspect " + damaged("ascii.h5", "r.attrs['status'] = __import__('numpy').bytes_(b'bogus')"), 1, "unknown status 'bogus'");
   expect("translate " + damaged("params.h5", "del r['params']") + " --run scoring-dot_seed-1 1 2", 1, "it is missing (" + damage);

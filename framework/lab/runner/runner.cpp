@@ -171,6 +171,9 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
       remove_checkpoint(p.output, r.id);
     }
     remove_leftovers(p.output);  // a killed run's unfinished copy; only once resuming is sure
+  } catch (const FileError& e) {  // a file that cannot be read: exit 1, as every reading command says it
+    std::fprintf(stderr, "attnlab run: --resume: %s\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab run: --resume: %s\n", e.what());
     return 2;
