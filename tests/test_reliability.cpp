@@ -134,6 +134,14 @@ TEST_CASE("misbehaving plugins fail only their own runs, with an error naming th
       const std::string error = f.attr_string("/runs/scoring-" + name, "error");
       CHECK_THAT(error, Catch::Contains("scoring function '" + name + "' (plugin " + bad_plugin(name) + ")"));
       CHECK_THAT(error, Catch::Contains(problem));
+      // Nothing to draw for the failed run: said with why, exit 2 for every kind of picture.
+      for (const char* kind : {"--curves", "--attention", "--fit"}) {
+        const auto drawn = attn::test::command_output(attn::test::attnlab_exe + " plot " + tmp / "r.h5" + " " + kind +
+                                                      " --run scoring-" + name + " -o " + tmp / "p.svg 2>&1");
+        INFO(kind << ": " << drawn.text);
+        CHECK(drawn.status == 2);
+        CHECK_THAT(drawn.text, Catch::Contains("(the run failed: scoring function '" + name + "'"));
+      }
     }
   }
   // A library that cannot be a plugin at all is a problem of the spec: nothing runs.

@@ -110,10 +110,23 @@ std::vector<std::string> recorded_examples(const ResultsReader& file, const std:
 
 bool has_fit(const ResultsReader& file, const std::string& run) { return file.plot_data(run, "y_prediction").has_value(); }
 
+namespace {
+
+// Why a run may have nothing to draw: "" for a run that finished, else " (the run failed: ...)".
+std::string unfinished_note(const ResultsReader& file, const std::string& run) {
+  const RunInfo info = file.run(run);
+  if (succeeded(info.status)) return "";
+  const std::string error = info.error.size() > 120 ? info.error.substr(0, 120) + "..." : info.error;
+  return std::string(" (the run ") + to_string(info.status) + (error.empty() ? "" : ": " + error) + ")";
+}
+
+}  // namespace
+
 std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view) {
   const std::vector<std::string> examples = file.examples(run);
   if (examples.empty() && view.example.empty())
-    throw UsageError("run '" + run + "' recorded no attention maps (a model without attention?)");
+    throw UsageError("run '" + run + "' recorded no attention maps" +
+                     (unfinished_note(file, run).empty() ? " (a model without attention?)" : unfinished_note(file, run)));
   const std::string name = view.example.empty() ? examples[0] : view.example;
   const ExampleAttention example = file.example(run, name);
   std::vector<AttentionMap> maps = example.maps;
@@ -181,7 +194,11 @@ std::string curves_picture(const ResultsReader& file, const std::vector<std::str
       c.series.push_back(std::move(s));
     }
   }
-  if (c.series.empty()) throw std::invalid_argument("no run has a per-epoch history to plot");
+  if (c.series.empty()) {
+    std::string notes;
+    for (const std::string& run : runs) notes += unfinished_note(file, run).empty() ? "" : "; " + run + unfinished_note(file, run);
+    throw UsageError("no run has a per-epoch history to plot" + notes);
+  }
   return svg::chart(c);
 }
 
@@ -189,7 +206,8 @@ namespace {
 
 svg::Chart fit_chart(const ResultsReader& file, const std::string& run) {
   if (!has_fit(file, run))
-    throw UsageError("run '" + run + "' has no regression fit to plot (only nadaraya_watson runs do)");
+    throw UsageError("run '" + run + "' has no regression fit to plot" +
+                     (unfinished_note(file, run).empty() ? " (only nadaraya_watson runs do)" : unfinished_note(file, run)));
   const auto data = [&](const char* name) {
     const auto t = file.plot_data(run, name);
     if (!t) throw std::invalid_argument(file.path() + ": run '" + run + "' has no " + name + " for its fit (a damaged file?)");
