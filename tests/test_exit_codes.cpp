@@ -151,6 +151,12 @@ TEST_CASE("run and file names are names, not paths into the file", "[exit-codes]
   for (const char* kind : {"--curves", "--attention", "--fit"}) expect("plot " + tmp / "none.h5" + " " + kind, 2, "holds no runs yet");
 }
 
+TEST_CASE("a results file given where a spec goes is named as what it is", "[exit-codes]") {
+  expect("validate " + results(), 2, "this is an HDF5 file (attnlab's results?), not a spec: `attnlab inspect");  // was "not valid UTF-8"
+  expect("run " + results() + " --output /tmp/attnlab-never-written.h5", 2, "this is an HDF5 file");
+  CHECK(!fs::exists("/tmp/attnlab-never-written.h5"));
+}
+
 TEST_CASE("an option that takes one value, or a --set key, given twice is refused, not the last one taken", "[exit-codes]") {
   expect("inspect " + results() + " --run scoring-dot_seed-1 --run scoring-dot_seed-2", 2, "--run is given 2 times; it takes one value");
   expect("compare " + results() + " --format csv --format markdown", 2, "--format is given 2 times");

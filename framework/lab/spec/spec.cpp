@@ -136,7 +136,12 @@ std::string unreadable_spec(const std::string& path) {
   if (fs::file_size(path, ec) > max_spec_bytes)
     return "the file is " + std::to_string(fs::file_size(path, ec) / 1024) + " KB; a spec is at most " +
            std::to_string(max_spec_bytes / 1024) + " KB (a data file given as the spec?)";
-  if (!std::ifstream(path, std::ios::binary)) return "permission denied";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "permission denied";
+  char signature[8] = {};
+  in.read(signature, sizeof signature);
+  if (in.gcount() == 8 && std::string(signature, 8) == std::string("\x89HDF\r\n\x1a\n", 8))
+    return "this is an HDF5 file (attnlab's results?), not a spec: `attnlab inspect " + path + "` shows what it holds";
   return "";
 }
 
