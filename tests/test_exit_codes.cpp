@@ -157,6 +157,16 @@ TEST_CASE("a results file given where a spec goes is named as what it is", "[exi
   CHECK(!fs::exists("/tmp/attnlab-never-written.h5"));
 }
 
+TEST_CASE("an error does not echo a huge value back whole", "[exit-codes]") {
+  const std::string huge(100000, 'x');
+  for (const std::string& args : {"validate " + tiny + " --set training.lr=" + huge, "inspect " + results() + " --run " + huge}) {
+    const auto r = attnlab(args);
+    CHECK(r.status == 2);
+    CHECK(r.text.size() < 5000);  // was 200 KB: the value twice
+    CHECK_THAT(r.text, Catch::Contains("more bytes)"));
+  }
+}
+
 TEST_CASE("an option that takes one value, or a --set key, given twice is refused, not the last one taken", "[exit-codes]") {
   expect("inspect " + results() + " --run scoring-dot_seed-1 --run scoring-dot_seed-2", 2, "--run is given 2 times; it takes one value");
   expect("compare " + results() + " --format csv --format markdown", 2, "--format is given 2 times");

@@ -20,6 +20,7 @@
 #include "lab/results/results_format.hpp"
 #include "attnlab/suggest.hpp"
 #include "attnlab/tensor.hpp"
+#include "attnlab/data/text.hpp"
 #include "command.hpp"
 
 namespace {
@@ -41,27 +42,30 @@ int with_output_written(const Command& c, int code) {
   return code == 0 ? 1 : code;
 }
 
+// An error message as printed: at most 2000 bytes (a 100 KB --run value is not echoed whole).
+std::string shown(const char* message) { return attn::utf8_shortened(message, 2000); }
+
 int run_command(const Command& c, const std::vector<std::string>& rest) {
   try {
     return with_output_written(c, c.run(rest));
   } catch (const attn::UsageError& e) {
-    std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), e.what(), c.usage.c_str());
+    std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), shown(e.what()).c_str(), c.usage.c_str());
     return 2;
   } catch (const attn::SpecError& e) {  // what the user wrote (a spec, --set, a token): exit 2, as for run
-    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), shown(e.what()).c_str());
     return 2;
   } catch (const attn::PluginError& e) {  // a --plugin that does not load
-    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), shown(e.what()).c_str());
     return 2;
   } catch (const attn::RegistryError& e) {
-    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), shown(e.what()).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "attnlab %s: ran out of memory: the machine could not give what this command asked for; "
                          "free memory or give it smaller inputs\n", c.name.c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), shown(e.what()).c_str());
     return 1;
   } catch (...) {
     std::fprintf(stderr, "attnlab %s: an unknown error (a plugin threw something that is not an exception?)\n", c.name.c_str());
@@ -103,7 +107,7 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
   try {
     limit = read_timeout();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), e.what());
+    std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), shown(e.what()).c_str());
     return 2;
   }
   std::fflush(stdout);

@@ -23,6 +23,7 @@
 #include "lab/runner/run.hpp"
 #include "attnlab/plugin_loader.hpp"
 #include "lab/builtins.hpp"
+#include "attnlab/data/text.hpp"
 #include "attnlab/file_kind.hpp"
 
 namespace attn {
@@ -37,7 +38,7 @@ void on_interrupt(int) { interrupted = true; }
 // Every problem, up to 50 (a broken generated spec can have thousands), then how many more.
 void print(const std::vector<Diagnostic>& diags) {
   constexpr std::size_t shown = 50;
-  for (std::size_t i = 0; i < diags.size() && i < shown; ++i) std::fprintf(stderr, "%s\n", diags[i].str().c_str());
+  for (std::size_t i = 0; i < diags.size() && i < shown; ++i) std::fprintf(stderr, "%s\n", utf8_shortened(diags[i].str(), 1000).c_str());
   if (diags.size() > shown) std::fprintf(stderr, "... and %zu more\n", diags.size() - shown);
   std::fprintf(stderr, "%zu problem%s found; nothing was run or written.\n", diags.size(), diags.size() == 1 ? "" : "s");
 }

@@ -114,6 +114,12 @@ std::string utf8_prefix(const std::string& s, std::size_t max_bytes) {
   return s.substr(0, end);
 }
 
+std::string utf8_shortened(const std::string& s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  const std::string kept = utf8_prefix(s, max_bytes);
+  return kept + " ... (" + std::to_string(s.size() - kept.size()) + " more bytes)";
+}
+
 std::string utf8_fit(const std::string& s, std::size_t width) {
   std::string out;
   std::size_t chars = 0;

@@ -25,6 +25,9 @@ std::string code_point_name(char c);
 std::string valid_utf8(const std::string& s);
 // The longest prefix of `s` of at most `max_bytes` bytes that does not cut a character.
 std::string utf8_prefix(const std::string& s, std::size_t max_bytes);
+// `s` as a message shows it: whole up to `max_bytes`, else its utf8_prefix and how much is left
+// out (an error never echoes a 100 KB value back).
+std::string utf8_shortened(const std::string& s, std::size_t max_bytes);
 // `s` cut or padded with spaces to `width` characters (code points), for tables of tokens.
 std::string utf8_fit(const std::string& s, std::size_t width);
 // d2l's preprocessing of one (valid UTF-8) line.
