@@ -357,9 +357,12 @@ TEST_CASE("a read that does not finish is stopped after ATTNLAB_READ_TIMEOUT wit
   CHECK(out.code == 1);
   CHECK_THAT(out.text, Catch::Contains(w.seq + ": reading took longer than 1e-06 s and was stopped"));
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
-  const Output bad = capture("ATTNLAB_READ_TIMEOUT=soon " + attnlab_exe + " inspect " + w.seq);
-  CHECK(bad.code == 2);
-  CHECK_THAT(bad.text, Catch::Contains("ATTNLAB_READ_TIMEOUT='soon' is not a number of seconds"));
+  for (const std::string value : {"soon", "0x10", "inf", "' 5'"}) {  // decimal numbers only, as everywhere else
+    const Output bad = capture("ATTNLAB_READ_TIMEOUT=" + value + " " + attnlab_exe + " inspect " + w.seq);
+    INFO(value << ": " << bad.text);
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.text, Catch::Contains("is not a number of seconds"));
+  }
 }
 
 TEST_CASE("files that are not attnlab results give a clear error, never a crash", "[analysis][errors]") {

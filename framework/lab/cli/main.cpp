@@ -21,6 +21,7 @@
 #include "attnlab/suggest.hpp"
 #include "attnlab/tensor.hpp"
 #include "attnlab/data/text.hpp"
+#include "attnlab/options.hpp"
 #include "command.hpp"
 
 namespace {
@@ -78,9 +79,9 @@ int run_command(const Command& c, const std::vector<std::string>& rest) {
 double read_timeout() {
   const char* text = std::getenv("ATTNLAB_READ_TIMEOUT");
   if (!text) return 600.0;
-  char* end = nullptr;
-  const double seconds = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(seconds > 0))
+  const std::optional<double> parsed = attn::parse_option<double>(text);
+  const double seconds = parsed.value_or(0.0);
+  if (!(seconds > 0))
     throw std::invalid_argument(std::string("ATTNLAB_READ_TIMEOUT='") + text +
                                 "' is not a number of seconds; expected a positive number such as 600");
   return seconds;

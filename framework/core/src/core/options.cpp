@@ -73,7 +73,8 @@ std::optional<T> parse_integer(const std::string& text) {
 
 template <class T>
 std::optional<T> parse_real(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+  // Decimal notation only: strtod would also take hex (0x10), leading spaces and "infinity".
+  if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos) return std::nullopt;
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
