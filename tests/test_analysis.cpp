@@ -168,6 +168,10 @@ TEST_CASE("plot and report refuse what they cannot honour, and write nothing", "
   CHECK(both.code == 2);
   CHECK_THAT(both.text, Catch::Contains("--head and --average exclude each other"));
   CHECK_FALSE(fs::exists(w / "b.svg"));
+  const Output other = capture(attnlab_exe + " plot " + w.seq + " --curves --layer 5 -o " + w / "l.svg");
+  CHECK(other.code == 2);  // it was drawn, the option ignored
+  CHECK_THAT(other.text, Catch::Contains("--layer does not apply to --curves (it is an option of --attention)"));
+  CHECK_FALSE(fs::exists(w / "l.svg"));
   const Output txt = capture(attnlab_exe + " report " + w.seq + " -o " + w / "r.txt");
   CHECK(txt.code == 2);
   CHECK_FALSE(fs::exists(w / "r.txt"));

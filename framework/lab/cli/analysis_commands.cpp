@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <sstream>
 #include <signal.h>
 #include <sys/wait.h>
@@ -119,6 +121,19 @@ std::string stem_of(const std::string& results) {
   return results.substr(0, results.rfind(".h5") == std::string::npos ? results.size() : results.rfind(".h5"));
 }
 
+// An option of another kind of picture would be ignored without a word: refused instead.
+void refuse_options_of_other_pictures(const Arguments& a) {
+  const std::string kind = a.flag("--attention") ? "--attention" : a.flag("--curves") ? "--curves" : "--fit";
+  const std::map<std::string, std::set<std::string>> reads = {
+      {"--attention", {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale"}},
+      {"--curves", {"--metric"}},
+      {"--fit", {}}};
+  for (const std::string option : {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale", "--metric"})
+    if ((a.has(option) || a.flag(option)) && !reads.at(kind).count(option))
+      throw UsageError(option + " does not apply to " + kind + " (it is an option of " +
+                       (reads.at("--curves").count(option) ? "--curves" : "--attention") + "): remove it");
+}
+
 int plot(const std::vector<std::string>& args) {
   const Arguments a(args, {"--attention", "--curves", "--fit", "--average", "--own-scale", "--png"},
                     {"--run", "--example", "--probe", "--map", "--layer", "--head", "--metric", "-o", "--output"});
@@ -126,6 +141,7 @@ int plot(const std::vector<std::string>& args) {
   const ResultsReader f(path);
   const int kinds = a.flag("--attention") + a.flag("--curves") + a.flag("--fit");
   if (kinds != 1) throw UsageError("choose one picture: --attention, --curves or --fit");
+  refuse_options_of_other_pictures(a);
   std::vector<std::string> runs = a.all("--run");
   const std::vector<std::string> ids = f.run_ids();
   if (ids.empty()) throw UsageError("'" + path + "' holds no runs yet: nothing to draw (attnlab inspect shows what it holds)");
