@@ -60,21 +60,10 @@ void check_rules(const RunPlan& plan, const std::vector<Rule>& rules, const std:
   }
 }
 
-// Patience without a metric to watch would change nothing (unless the metric is swept).
-void check_patience(const RunPlan& plan, std::vector<Diagnostic>& out) {
-  const bool metric_swept = std::any_of(plan.sweep_point.begin(), plan.sweep_point.end(),
-                                        [&](const auto& axis) { return axis.first == "training.early_stopping.metric"; });
-  if (plan.values.count("training.early_stopping.patience") && plan.training.early_stopping.empty() && !metric_swept)
-    out.push_back({where_of(plan, "training.early_stopping.patience", ""),
-                   "'training.early_stopping.patience' is read only with 'training.early_stopping.metric' (the metric to watch); "
-                   "set the metric or remove it"});
-}
-
 }  // namespace
 
 void check_training_plan(const RunPlan& plan, std::vector<Diagnostic>& out) {
   const TrainConfig& t = plan.training;
-  check_patience(plan, out);
   check_rules(plan, schedule_rules, "training.schedule.name", t.schedule.name, out);
   if (t.schedule.name == "noam" && plan.values.count("training.schedule.warmup") && t.schedule.warmup == 0)
     out.push_back({where_of(plan, "training.schedule.warmup", ""), "schedule 'noam' needs a warmup of at least 1 update"});
