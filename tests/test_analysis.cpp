@@ -168,6 +168,9 @@ TEST_CASE("plot and report refuse what they cannot honour, and write nothing", "
   CHECK(both.code == 2);
   CHECK_THAT(both.text, Catch::Contains("--head and --average exclude each other"));
   CHECK_FALSE(fs::exists(w / "b.svg"));
+  const Output both_names = capture(attnlab_exe + " report " + w.seq + " -o " + w / "a.html --output " + w / "b.html");
+  CHECK(both_names.code == 2);  // -o took precedence without a word
+  CHECK_THAT(both_names.text, Catch::Contains("-o and --output are one option"));
   const Output other = capture(attnlab_exe + " plot " + w.seq + " --curves --layer 5 -o " + w / "l.svg");
   CHECK(other.code == 2);  // it was drawn, the option ignored
   CHECK_THAT(other.text, Catch::Contains("--layer does not apply to --curves (it is an option of --attention)"));

@@ -188,12 +188,12 @@ TEST_CASE("values another program changed in a results file: counts out of range
     return copy;
   };
   expect("inspect " + damaged("planned.h5", "f.attrs['planned_runs'] = -1"), 1,
-         "attribute planned_runs of / is -1; a results file holds 0 to 10000 there (the file is damaged)");
+         "attribute planned_runs of / is -1; a results file holds 0 to 16777216 there (the file is damaged)");
   expect("inspect " + damaged("epochs.h5", "r.attrs['epochs_done'] = -5"), 1, "attribute epochs_done");
   // A sentence of 10^8 steps would be decoded; it was minutes and gigabytes, then "ran out of memory".
   const std::string steps = damaged("steps.h5", "r['vocab'].attrs['num_steps'] = 10**8");
   expect("translate " + steps + " --run scoring-dot_seed-1 1 2", 1, "attribute num_steps of");
-  expect("probe " + steps + " --run scoring-dot_seed-1 \"1 2\"", 1, "a results file holds 1 to 10000 there (the file is damaged)");
+  expect("probe " + steps + " --run scoring-dot_seed-1 \"1 2\"", 1, "a results file holds 1 to 100000 there (the file is damaged)");
   // Strings as h5py writes fixed-length ones, NUL-padded without a terminator, keep their last byte.
   const std::string padded = damaged("padded.h5", "sd = lambda t: __import__('numpy').array(t, dtype=h5py.string_dtype('utf-8', len(t))); "
                                                   "r.attrs.create('status', sd(b'failed')); r.attrs.create('error', sd(b'boom'))");

@@ -1,5 +1,7 @@
 #include "lab/analysis/pictures.hpp"
 
+#include "attnlab/data/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -116,7 +118,7 @@ namespace {
 std::string unfinished_note(const ResultsReader& file, const std::string& run) {
   const RunInfo info = file.run(run);
   if (succeeded(info.status)) return "";
-  const std::string error = info.error.size() > 120 ? info.error.substr(0, 120) + "..." : info.error;
+  const std::string error = utf8_shortened(info.error, 120);
   return std::string(" (the run ") + to_string(info.status) + (error.empty() ? "" : ": " + error) + ")";
 }
 

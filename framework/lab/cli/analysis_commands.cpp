@@ -40,13 +40,13 @@ void write_file(const std::string& path, const std::string& text) {
   write_whole_file(path, text);
 }
 
-// Whether Debian's rsvg-convert (librsvg2-bin), which renders the PNGs, is on $PATH.
-bool have_rsvg_convert() {
+// Where Debian's rsvg-convert (librsvg2-bin), which renders the PNGs, is on $PATH ("" if not).
+std::string rsvg_convert_path() {
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "");
   for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && access((dir + "/rsvg-convert").c_str(), X_OK) == 0) return true;
-  return false;
+    if (!dir.empty() && access((dir + "/rsvg-convert").c_str(), X_OK) == 0) return dir + "/rsvg-convert";
+  return "";
 }
 
 // A path no program takes for an option.
@@ -70,11 +70,11 @@ constexpr int render_seconds = 120;  // rsvg-convert renders attnlab's largest p
 
 // Renders the SVG file to `png_path` with rsvg-convert, run without a shell, into a temporary
 // file renamed into place when whole.
-void write_png(const std::string& svg_path, const std::string& png_path) {
+void write_png(const std::string& tool, const std::string& svg_path, const std::string& png_path) {
   const std::string tmp = png_path + ".tmp-" + std::to_string(getpid()), svg = not_an_option(svg_path), out = not_an_option(tmp);
   const pid_t child = fork();
-  if (child == 0) {
-    execlp("rsvg-convert", "rsvg-convert", "-f", "png", "-o", out.c_str(), svg.c_str(), static_cast<char*>(nullptr));
+  if (child == 0) {  // only exec and _exit in the child (async-signal-safe)
+    execl(tool.c_str(), "rsvg-convert", "-f", "png", "-o", out.c_str(), svg.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   const bool rendered = child > 0 && exited_well(child, render_seconds);
@@ -104,6 +104,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // The -o path (or `fallback`), refused unless it ends in one of `extensions`: a picture is never
 // written under a name that says another format.
 std::string output_path(const Arguments& a, const std::string& fallback, const std::vector<std::string>& extensions) {
+  if (a.has("-o") && a.has("--output")) throw UsageError("-o and --output are one option: give one of them");
   const std::string out = a.value("-o", a.value("--output", fallback));
   std::string known;
   for (const std::string& e : extensions) {
@@ -179,12 +180,13 @@ int plot(const std::vector<std::string>& args) {
   const std::string svg_path = png_only ? out.substr(0, out.size() - 4) + ".svg" : out;
   const std::string png_path = svg_path.substr(0, svg_path.size() - 4) + ".png";
   // Everything that can refuse the command runs before the first file is written.
-  if (png && !have_rsvg_convert()) throw UsageError("a PNG needs rsvg-convert (Debian package librsvg2-bin); nothing is written");
+  const std::string tool = png ? rsvg_convert_path() : "";
+  if (png && tool.empty()) throw UsageError("a PNG needs rsvg-convert (Debian package librsvg2-bin); nothing is written");
   if (png) check_output(png_path);
   write_file(svg_path, svg);
   std::printf("wrote %s\n", svg_path.c_str());
   if (png) {
-    write_png(svg_path, png_path);
+    write_png(tool, svg_path, png_path);
     std::printf("wrote %s\n", png_path.c_str());
   }
   return 0;

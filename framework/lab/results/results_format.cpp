@@ -18,7 +18,6 @@
 
 #include "attnlab/suggest.hpp"
 #include "lab/results/layout.hpp"
-#include "lab/spec/spec.hpp"
 
 namespace attn {
 namespace {
@@ -61,9 +60,11 @@ SweepPoint read_point(const std::string& yaml) {
   return point;
 }
 
-// The largest counts a results file holds: runs (a spec plans at most max_sweep_runs), epochs
-// (training.epochs is at most 1e9) and steps per sequence (num_steps is at most 10000).
-constexpr std::size_t most_runs = max_sweep_runs, most_epochs = 1000000000, most_steps = 10000;
+// Bounds on the counts a results file holds, against a damaged or changed file making a reader
+// allocate without end; above what attnlab writes (a spec plans at most 10000 runs, and did not
+// always; at most 1e9 epochs; the built-in datasets have at most 10000 steps, a plugin's may have
+// more, and 100000 steps of a sentence still decode in megabytes).
+constexpr std::size_t most_runs = std::size_t{1} << 24, most_epochs = 1000000000, most_steps = 100000;
 
 // Count attributes added over the format's life are absent from older files.
 std::size_t count_attr_or(const Hdf5File& f, const std::string& object, const std::string& name, std::size_t most,
@@ -276,7 +277,11 @@ void remove_leftovers(const std::string& path) {
         continue;
       // The copy of a process that still runs (another attnlab on the same output) is its own.
       const long pid = std::strtol(name.c_str() + digits, nullptr, 10);
-      if (pid > 0 && pid <= std::numeric_limits<pid_t>::max() && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
+      // Our own pid is a copy of an earlier process that had it (a container's pid 1, say): we
+      // write nothing before this runs.
+      if (pid > 0 && pid <= std::numeric_limits<pid_t>::max() && pid != getpid() &&
+          (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM))
+        continue;
       fs::remove(entry.path(), ec);
     }
   }

@@ -221,7 +221,7 @@ WrittenSpec read_written_spec(const YAML::Node& root, const std::string& path, c
   check_printable(spec, diags);  // the file's values; --set's are checked as they are applied
   std::set<std::string> set_keys;
   for (const std::string& o : overrides) {
-    const std::string key = o.substr(0, o.find('=')), shown = without_control_characters(valid_utf8(key)).substr(0, 80);
+    const std::string key = o.substr(0, o.find('=')), shown = utf8_shortened(without_control_characters(valid_utf8(key)), 80);
     if (o.find('=') != std::string::npos && !set_keys.insert(key).second)
       diags.push_back({set_origin + shown, "--set " + shown + " is given twice; give each key once"});
     else

@@ -60,7 +60,8 @@ namespace {
 
 template <class T>
 std::optional<T> parse_integer(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+  // Decimal digits and a sign only: strtoll would also skip leading spaces (" 1" is not 1).
+  if (text.empty() || text.find_first_not_of("0123456789+-") != std::string::npos) return std::nullopt;
   errno = 0;
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
