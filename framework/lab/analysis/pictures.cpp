@@ -126,9 +126,10 @@ std::string unfinished_note(const ResultsReader& file, const std::string& run) {
 
 std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view) {
   const std::vector<std::string> examples = file.examples(run);
-  if (examples.empty() && view.example.empty())
-    throw UsageError("run '" + run + "' recorded no attention maps" +
-                     (unfinished_note(file, run).empty() ? " (a model without attention?)" : unfinished_note(file, run)));
+  if (examples.empty() && view.example.empty()) {
+    const std::string note = unfinished_note(file, run);
+    throw UsageError("run '" + run + "' recorded no attention maps" + (note.empty() ? " (a model without attention?)" : note));
+  }
   const std::string name = view.example.empty() ? examples[0] : view.example;
   const ExampleAttention example = file.example(run, name);
   std::vector<AttentionMap> maps = example.maps;
@@ -198,7 +199,8 @@ std::string curves_picture(const ResultsReader& file, const std::vector<std::str
   }
   if (c.series.empty()) {
     std::string notes;
-    for (const std::string& run : runs) notes += unfinished_note(file, run).empty() ? "" : "; " + run + unfinished_note(file, run);
+    for (const std::string& run : runs)
+      if (const std::string note = unfinished_note(file, run); !note.empty()) notes += "; " + run + note;
     throw UsageError("no run has a per-epoch history to plot" + notes);
   }
   return svg::chart(c);
@@ -207,9 +209,10 @@ std::string curves_picture(const ResultsReader& file, const std::vector<std::str
 namespace {
 
 svg::Chart fit_chart(const ResultsReader& file, const std::string& run) {
-  if (!has_fit(file, run))
-    throw UsageError("run '" + run + "' has no regression fit to plot" +
-                     (unfinished_note(file, run).empty() ? " (only nadaraya_watson runs do)" : unfinished_note(file, run)));
+  if (!has_fit(file, run)) {
+    const std::string note = unfinished_note(file, run);
+    throw UsageError("run '" + run + "' has no regression fit to plot" + (note.empty() ? " (only nadaraya_watson runs do)" : note));
+  }
   const auto data = [&](const char* name) {
     const auto t = file.plot_data(run, name);
     if (!t) throw std::invalid_argument(file.path() + ": run '" + run + "' has no " + name + " for its fit (a damaged file?)");

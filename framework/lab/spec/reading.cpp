@@ -64,9 +64,9 @@ class Reader {
   // An explicit YAML tag (!!str, !!null, !custom ...) is refused: attnlab reads plain values, and
   // `--set` reads a tag as text, so a tag in the file would mean one thing there, another here.
   bool tagged(const YAML::Node& key, const YAML::Node& value) {
-    if (explicit_tag(value).empty()) return false;
-    error(value, "the value of '" + key.Scalar() + "' has the YAML tag '" + explicit_tag(value) +
-                     "'; attnlab reads plain values: remove the tag");
+    const std::string tag = explicit_tag(value);
+    if (tag.empty()) return false;
+    error(value, "the value of '" + key.Scalar() + "' has the YAML tag '" + tag + "'; attnlab reads plain values: remove the tag");
     return true;
   }
   // A node's tag as written (!!str, !custom), or "" for none (yaml-cpp's "?" and "!").
