@@ -26,6 +26,17 @@ GradCheckResult check(const std::function<Var()>& f, const std::vector<Var>& lea
     CHECK(result.ok);                                     \
   } while (0)
 
+// f's value and the gradients of sum(f() * U) (U fixed, random) to `leaves`: a fused op and the
+// ops it fuses must give the same floats.
+std::vector<Tensor> value_and_gradients(const std::function<Var()>& f, const std::vector<Var>& leaves) {
+  for (const Var& v : leaves) v.zero_grad();
+  const Var y = f();
+  sum(y * constant(randn(y.shape(), 16))).backward();
+  std::vector<Tensor> out{y.value()};
+  for (const Var& v : leaves) out.push_back(v.grad());
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("elementwise binary ops with broadcasting", "[gradcheck][autodiff]") {
@@ -81,6 +92,18 @@ TEST_CASE("matmul and bmm, every transpose combination", "[gradcheck][autodiff]"
   REQUIRE_GRADIENTS([&] { return linear(a, w, bias) * linear(a, w, bias); }, a, w, bias);
   CHECK(xt::allclose(linear(a, w, bias).value(), (matmul(a, w) + bias).value()));
   CHECK_THROWS_WITH(linear(a, w, leaf(randn({4}, 15))), "linear: expected x [..., k], w [k, n] and b [n], got [2, 3, 4], [4, 5] and [4]");
+  // The fused feed-forward half relu(x w + b): its gradients, once and next to linear (its dy is
+  // overwritten by the mask, which must not reach another consumer), and the same floats as the
+  // two ops, values and gradients.
+  REQUIRE_GRADIENTS([&] { return linear_relu(a, w, bias); }, a, w, bias);
+  REQUIRE_GRADIENTS([&] { return linear_relu(a, w, bias) * linear(a, w, bias); }, a, w, bias);
+  const auto fused = value_and_gradients([&] { return linear_relu(a, w, bias); }, {a, w, bias});
+  const auto composed = value_and_gradients([&] { return relu(linear(a, w, bias)); }, {a, w, bias});
+  CHECK(xt::amax(fused[0])() > 0.0f);
+  CHECK(xt::amin(fused[0])() == 0.0f);  // some rows are cut by the ReLU
+  for (std::size_t i = 0; i < fused.size(); ++i) CHECK(fused[i] == composed[i]);
+  CHECK_THROWS_WITH(linear_relu(a, w, leaf(randn({4}, 15))),
+                    "linear_relu: expected x [..., k], w [k, n] and b [n], got [2, 3, 4], [4, 5] and [4]");
 }
 
 TEST_CASE("shape ops", "[gradcheck][autodiff]") {
@@ -183,6 +206,17 @@ TEST_CASE("embedding, dropout and layer norm over inputs and parameters", "[grad
 
   Var gamma = leaf(randn({6}, 23)), beta = leaf(randn({6}, 24));
   REQUIRE_GRADIENTS([&] { return layer_norm(x, gamma, beta); }, x, gamma, beta);
+  // The fused add & norm: its gradients (also with one input twice, whose gradient is then
+  // twice the sum's), and the same floats as layer_norm(x + y).
+  Var y = leaf(randn({4, 6}, 25));
+  REQUIRE_GRADIENTS([&] { return add_layer_norm(x, y, gamma, beta); }, x, y, gamma, beta);
+  REQUIRE_GRADIENTS([&] { return add_layer_norm(x, x, gamma, beta); }, x, gamma, beta);
+  REQUIRE_GRADIENTS([&] { return add_layer_norm(x, y, gamma, beta) * (x + y); }, x, y, gamma, beta);
+  const auto fused = value_and_gradients([&] { return add_layer_norm(x, y, gamma, beta); }, {x, y, gamma, beta});
+  const auto composed = value_and_gradients([&] { return layer_norm(x + y, gamma, beta); }, {x, y, gamma, beta});
+  for (std::size_t i = 0; i < fused.size(); ++i) CHECK(fused[i] == composed[i]);
+  CHECK_THROWS_WITH(add_layer_norm(x, leaf(randn({4, 5}, 26)), gamma, beta),
+                    "add_layer_norm: the two inputs must have one shape, got [4, 6] and [4, 5]");
 }
 
 TEST_CASE("modules: gradients reach every parameter of Linear, Embedding and LayerNorm", "[gradcheck][nn]") {

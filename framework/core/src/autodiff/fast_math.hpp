@@ -77,6 +77,23 @@ void for_lanes(std::size_t width, F&& f) {
   for (; j < width; ++j) f(0.0f, j);
 }
 
+// y = max(x, 0) over a row of n, a NaN kept (relu, linear_relu). y may be x (in place).
+inline void relu_row(const float* x, float* y, std::size_t n) {
+  for_lanes(n, [&](auto zero, std::size_t j) { store_to(y + j, max_keeping_nan(load_as<decltype(zero)>(x + j), 0.0f)); });
+}
+
+// dx = dy * [y > 0] over a row of n (beta 0: written), or dx += that (beta 1); y is relu's
+// output ([y > 0] = [x > 0]). dx may be dy (in place, beta 0).
+inline void relu_row_backward(const float* y, const float* dy, float* dx, std::size_t n, float beta) {
+  for_lanes(n, [&](auto zero, std::size_t j) {
+    using T = decltype(zero);
+    const T yj = load_as<T>(y + j), d = load_as<T>(dy + j);
+    T g;
+    if constexpr (std::is_same_v<T, float>) g = yj > 0.0f ? d : 0.0f; else g = xsimd::select(yj > T(0.0f), d, T(0.0f));
+    store_to(dx + j, beta == 0.0f ? g : g + load_as<T>(dx + j));
+  });
+}
+
 // The sum over j in [0, n) of f(T{}, j), f giving a float or a vector of lanes (summed
 // lane-wise, then across lanes): a reduction the compiler would not vectorise on its own.
 template <class F>

@@ -67,23 +67,12 @@ Var sigmoid(const Var& x) {
 // y = max(x, 0);  dx += dy * [y > 0] ([y > 0] = [x > 0]). One vector pass each way, the
 // gradient written straight into x's; a NaN stays NaN (xtensor's maximum made it 0).
 Var relu(const Var& x) {
-  const float* xv = x.value().data();
   Tensor y = Tensor::from_shape(x.shape());
-  float* yv = y.data();
-  for_lanes(y.size(), [&](auto zero, std::size_t j) {
-    store_to(yv + j, max_keeping_nan(load_as<decltype(zero)>(xv + j), 0.0f));  // relu(NaN) is NaN
-  });
+  relu_row(x.value().data(), y.data(), y.size());
   return graph_node(std::move(y), {x}, [](Node& n) {
     if (!n.wants(0)) return;
     const auto [dx, beta] = n.parents[0]->grad_target();
-    const float *yv = n.value.data(), *dy = n.grad.data();
-    for_lanes(n.value.size(), [&, dx = dx, beta = beta](auto zero, std::size_t j) {
-      using T = decltype(zero);
-      const T y = load_as<T>(yv + j), d = load_as<T>(dy + j);
-      T g;
-      if constexpr (std::is_same_v<T, float>) g = y > 0.0f ? d : 0.0f; else g = xsimd::select(y > T(0.0f), d, T(0.0f));
-      store_to(dx + j, beta == 0.0f ? g : g + load_as<T>(dx + j));
-    });
+    relu_row_backward(n.value.data(), n.grad.data(), dx, n.value.size(), beta);
   });
 }
 

@@ -3,6 +3,7 @@
 // beta = 0 fills a fresh buffer without zeroing it first.
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "attnlab/autodiff/ops.hpp"
 #include "fast_math.hpp"
@@ -27,31 +28,78 @@ Var matmul(const Var& a, const Var& b) {
   });
 }
 
+namespace {
+
+// Shapes of a linear layer: x viewed as [rows, k], w [k, cols].
+struct LinearShape {
+  std::size_t rows, cols, k;
+};
+
+LinearShape linear_shape(const Var& x, const Var& w, const Var& b, const char* op) {
+  if (x.ndim() < 1 || w.ndim() != 2 || x.shape().back() != w.dim(0) || b.shape() != Shape{w.dim(1)})
+    throw std::invalid_argument(std::string(op) + ": expected x [..., k], w [k, n] and b [n], got " + shape_str(x.shape()) +
+                                ", " + shape_str(w.shape()) + " and " + shape_str(b.shape()));
+  const std::size_t k = w.dim(0);
+  return {x.value().size() / std::max<std::size_t>(k, 1), w.dim(1), k};
+}
+
+// x w + b: the bias written first, the product added onto it.
+Tensor linear_value(const Var& x, const Var& w, const Var& b, LinearShape s) {
+  Shape out = x.shape();
+  out.back() = s.cols;
+  Tensor y = Tensor::from_shape(out);
+  for (std::size_t r = 0; r < s.rows; ++r) copy_row(b.value().data(), y.data() + r * s.cols, s.cols);
+  gemm(false, false, s.rows, s.cols, s.k, x.value().data(), w.value().data(), 1.0f, y.data());
+  return y;
+}
+
+// dx += dy w^T and dw += x^T dy, for the parents x and w of n.
+void linear_product_gradients(Node& n, const float* dy, LinearShape s) {
+  const float *xv = n.parents[0]->value.data(), *wv = n.parents[1]->value.data();
+  if (n.wants(0)) {
+    const auto [dx, beta] = n.parents[0]->grad_target();
+    gemm(false, true, s.rows, s.k, s.cols, dy, wv, beta, dx);
+  }
+  if (n.wants(1)) {
+    const auto [dw, beta] = n.parents[1]->grad_target();
+    gemm(true, false, s.k, s.cols, s.rows, xv, dy, beta, dw);
+  }
+}
+
+// db += one row of dy (db's row stays in cache over all rows).
+void add_row(const float* dy, float* db, std::size_t cols) {
+  for (std::size_t j = 0; j < cols; ++j) db[j] += dy[j];
+}
+
+}  // namespace
+
 // y = x w + b;  dx += dy w^T,  dw += x^T dy,  db += sum over rows of dy
 Var linear(const Var& x, const Var& w, const Var& b) {
-  if (x.ndim() < 1 || w.ndim() != 2 || x.shape().back() != w.dim(0) || b.shape() != Shape{w.dim(1)})
-    throw std::invalid_argument("linear: expected x [..., k], w [k, n] and b [n], got " + shape_str(x.shape()) + ", " +
-                                shape_str(w.shape()) + " and " + shape_str(b.shape()));
-  const std::size_t k = w.dim(0), cols = w.dim(1), rows = x.value().size() / std::max<std::size_t>(k, 1);
-  Shape out = x.shape();
-  out.back() = cols;
-  Tensor y = Tensor::from_shape(out);
-  for (std::size_t r = 0; r < rows; ++r) copy_row(b.value().data(), y.data() + r * cols, cols);
-  gemm(false, false, rows, cols, k, x.value().data(), w.value().data(), 1.0f, y.data());
-  return graph_node(std::move(y), {x, w, b}, [rows, cols, k](Node& n) {
-    const float *dy = n.grad.data(), *xv = n.parents[0]->value.data(), *wv = n.parents[1]->value.data();
-    if (n.wants(0)) {
-      const auto [dx, beta] = n.parents[0]->grad_target();
-      gemm(false, true, rows, k, cols, dy, wv, beta, dx);
-    }
-    if (n.wants(1)) {
-      const auto [dw, beta] = n.parents[1]->grad_target();
-      gemm(true, false, k, cols, rows, xv, dy, beta, dw);
-    }
+  const LinearShape s = linear_shape(x, w, b, "linear");
+  return graph_node(linear_value(x, w, b, s), {x, w, b}, [s](Node& n) {
+    linear_product_gradients(n, n.grad.data(), s);
     if (!n.wants(2)) return;
     float* db = n.parents[2]->grad_buffer().data();
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t j = 0; j < cols; ++j) db[j] += dy[r * cols + j];
+    for (std::size_t r = 0; r < s.rows; ++r) add_row(n.grad.data() + r * s.cols, db, s.cols);
+  });
+}
+
+// y = relu(x w + b), one node: the ReLU applied in place on the product, so no second tensor
+// of the layer's size is made either way. Backward: dz = dy * [y > 0], written over dy row by
+// row (a node's gradient is dropped after its backward, Var::backward), each row added into db
+// while in cache; then linear's products with dz. The same floats as relu(linear(x, w, b)).
+Var linear_relu(const Var& x, const Var& w, const Var& b) {
+  const LinearShape s = linear_shape(x, w, b, "linear_relu");
+  Tensor y = linear_value(x, w, b, s);
+  relu_row(y.data(), y.data(), y.size());
+  return graph_node(std::move(y), {x, w, b}, [s](Node& n) {
+    float* db = n.wants(2) ? n.parents[2]->grad_buffer().data() : nullptr;
+    for (std::size_t r = 0; r < s.rows; ++r) {
+      float* dz = n.grad.data() + r * s.cols;
+      relu_row_backward(n.value.data() + r * s.cols, dz, dz, s.cols, 0.0f);
+      if (db) add_row(dz, db, s.cols);
+    }
+    linear_product_gradients(n, n.grad.data(), s);
   });
 }
 

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 #include <stdexcept>
+#include <string>
 
 #include "attnlab/autodiff/ops.hpp"
 #include "attnlab/rng.hpp"
@@ -42,62 +44,102 @@ Var dropout(const Var& x, float p, Rng& rng) {
   });
 }
 
-// y = xhat * gamma + beta, xhat = (x - mu) / sigma, sigma = sqrt(var + eps) over the last axis;
-// dgamma += sum dy*xhat,  dbeta += sum dy,  dx = (g - mean(g) - xhat * mean(g*xhat)) / sigma, g = dy*gamma
-Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps) {
+namespace {
+
+// dx = (g - mean(g) - xhat * mean(g * xhat)) / sigma over one row of d, g = dy * gamma (beta 0:
+// dx is a fresh, unwritten buffer, so it is written, not added to: 0 * NaN is NaN).
+void layer_norm_row_backward(const float* dy, const float* gamma, const float* xhat, float inv_sigma, float* dx, std::size_t d,
+                             float beta) {
+  const float mean_g = lane_sum(d, [&](auto t, std::size_t j) {
+    using T = decltype(t);
+    return load_as<T>(dy + j) * load_as<T>(gamma + j);
+  }) / static_cast<float>(d);
+  const float mean_gh = lane_sum(d, [&](auto t, std::size_t j) {
+    using T = decltype(t);
+    return load_as<T>(dy + j) * load_as<T>(gamma + j) * load_as<T>(xhat + j);
+  }) / static_cast<float>(d);
+  for (std::size_t j = 0; j < d; ++j) {
+    const float grad = inv_sigma * (dy[j] * gamma[j] - mean_g - xhat[j] * mean_gh);
+    dx[j] = beta == 0.0f ? grad : dx[j] + grad;
+  }
+}
+
+// One row of d: xhat = (x - mu) / sigma, y = xhat * gamma + beta; returns 1 / sigma.
+float layer_norm_row(const float* x, const float* gamma, const float* beta, float eps, float* xhat, float* y, std::size_t d) {
+  const float mu = lane_sum(d, [&](auto t, std::size_t j) { return load_as<decltype(t)>(x + j); }) / static_cast<float>(d);
+  const float var = lane_sum(d, [&](auto t, std::size_t j) {
+    const auto c = load_as<decltype(t)>(x + j) - decltype(t)(mu);
+    return c * c;
+  }) / static_cast<float>(d);
+  const float inv_sigma = 1.0f / std::sqrt(var + eps);
+  for (std::size_t j = 0; j < d; ++j) {
+    xhat[j] = (x[j] - mu) * inv_sigma;
+    y[j] = xhat[j] * gamma[j] + beta[j];
+  }
+  return inv_sigma;
+}
+
+// layer_norm of x, or of x + addend (the sum made one row at a time, never stored): parents
+// (x, gamma, beta) or (x, addend, gamma, beta). The sum's gradient goes to x and to the addend.
+Var layer_norm_node(const Var& x, const Var* addend, const Var& gamma, const Var& beta, float eps, const char* op) {
   const std::size_t d = x.shape().back();
   if (gamma.shape() != Shape{d} || beta.shape() != Shape{d})
-    throw std::invalid_argument("layer_norm: gamma and beta must be [" + std::to_string(d) +
-                                "] for input " + shape_str(x.shape()) + ", got " +
-                                shape_str(gamma.shape()) + " and " + shape_str(beta.shape()));
+    throw std::invalid_argument(std::string(op) + ": gamma and beta must be [" + std::to_string(d) + "] for input " +
+                                shape_str(x.shape()) + ", got " + shape_str(gamma.shape()) + " and " + shape_str(beta.shape()));
+  if (addend && addend->shape() != x.shape())
+    throw std::invalid_argument(std::string(op) + ": the two inputs must have one shape, got " + shape_str(x.shape()) +
+                                " and " + shape_str(addend->shape()));
   const std::size_t rows = x.value().size() / std::max<std::size_t>(d, 1);
   auto xhat = std::make_shared<Tensor>(Tensor::from_shape(x.shape()));
   auto inv_sigma = std::make_shared<std::vector<float>>(rows);
   Tensor y = Tensor::from_shape(x.shape());
-  const float *gv = gamma.value().data(), *bv = beta.value().data();
+  std::vector<float> sum(addend ? d : 0);
   for (std::size_t r = 0; r < rows; ++r) {
     const float* xr = x.value().data() + r * d;
-    float *h = xhat->data() + r * d, *yr = y.data() + r * d;
-    const float mu = lane_sum(d, [&](auto t, std::size_t j) { return load_as<decltype(t)>(xr + j); }) / static_cast<float>(d);
-    const float var = lane_sum(d, [&](auto t, std::size_t j) {
-      const auto c = load_as<decltype(t)>(xr + j) - decltype(t)(mu);
-      return c * c;
-    }) / static_cast<float>(d);
-    const float is = 1.0f / std::sqrt(var + eps);
-    (*inv_sigma)[r] = is;
-    for (std::size_t j = 0; j < d; ++j) {
-      h[j] = (xr[j] - mu) * is;
-      yr[j] = h[j] * gv[j] + bv[j];
+    if (addend) {
+      const float* ar = addend->value().data() + r * d;
+      for (std::size_t j = 0; j < d; ++j) sum[j] = xr[j] + ar[j];
+      xr = sum.data();
     }
+    (*inv_sigma)[r] = layer_norm_row(xr, gamma.value().data(), beta.value().data(), eps, xhat->data() + r * d, y.data() + r * d, d);
   }
-  return graph_node(std::move(y), {x, gamma, beta}, [xhat, inv_sigma, d, rows](Node& n) {
-    const float *dy = n.grad.data(), *g = n.parents[1]->value.data(), *h = xhat->data();
-    for (std::size_t p = 1; p <= 2; ++p) {  // dgamma += sum_r dy * xhat, dbeta += sum_r dy
-      if (!n.wants(p)) continue;
-      float* dst = n.parents[p]->grad_buffer().data();
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t j = 0; j < d; ++j) dst[j] += dy[r * d + j] * (p == 1 ? h[r * d + j] : 1.0f);
-    }
-    if (!n.wants(0)) return;
-    const auto [dx, beta] = n.parents[0]->grad_target();
+  const std::size_t inputs = addend ? 2 : 1;
+  std::vector<Var> parents{x};
+  if (addend) parents.push_back(*addend);
+  parents.push_back(gamma);
+  parents.push_back(beta);
+  // Backward row by row, each row of dy and xhat read once while in cache: dgamma and dbeta add
+  // the row in (rows in order, as a column sum would), then each input's gradient (the second
+  // computed again, not copied: the first may have been added to an earlier gradient).
+  return graph_node(std::move(y), std::move(parents), [xhat, inv_sigma, d, rows, inputs](Node& n) {
+    const float *dy = n.grad.data(), *g = n.parents[inputs]->value.data(), *h = xhat->data();
+    float* dgamma = n.wants(inputs) ? n.parents[inputs]->grad_buffer().data() : nullptr;
+    float* dbeta = n.wants(inputs + 1) ? n.parents[inputs + 1]->grad_buffer().data() : nullptr;
+    std::vector<std::pair<float*, float>> targets;  // taken in order: x and y one node gives (fresh, 0) then (same, 1)
+    for (std::size_t i = 0; i < inputs; ++i)
+      if (n.wants(i)) targets.push_back(n.parents[i]->grad_target());
     for (std::size_t r = 0; r < rows; ++r) {
       const float *dyr = dy + r * d, *hr = h + r * d;
-      const float mean_g = lane_sum(d, [&](auto t, std::size_t j) {
-        using T = decltype(t);
-        return load_as<T>(dyr + j) * load_as<T>(g + j);
-      }) / static_cast<float>(d);
-      const float mean_gh = lane_sum(d, [&](auto t, std::size_t j) {
-        using T = decltype(t);
-        return load_as<T>(dyr + j) * load_as<T>(g + j) * load_as<T>(hr + j);
-      }) / static_cast<float>(d);
-      float* dxr = dx + r * d;
-      const float is = (*inv_sigma)[r];
-      for (std::size_t j = 0; j < d; ++j) {  // beta 0: dx is a fresh, unwritten buffer (0 * NaN is NaN)
-        const float grad = is * (dyr[j] * g[j] - mean_g - hr[j] * mean_gh);
-        dxr[j] = beta == 0.0f ? grad : dxr[j] + grad;
-      }
+      if (dgamma)
+        for (std::size_t j = 0; j < d; ++j) dgamma[j] += dyr[j] * hr[j];
+      if (dbeta)
+        for (std::size_t j = 0; j < d; ++j) dbeta[j] += dyr[j];
+      for (const auto& [dx, beta] : targets) layer_norm_row_backward(dyr, g, hr, (*inv_sigma)[r], dx + r * d, d, beta);
     }
   });
+}
+
+}  // namespace
+
+// y = xhat * gamma + beta, xhat = (x - mu) / sigma, sigma = sqrt(var + eps) over the last axis;
+// dgamma += sum dy*xhat,  dbeta += sum dy,  dx = (g - mean(g) - xhat * mean(g*xhat)) / sigma, g = dy*gamma
+Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps) {
+  return layer_norm_node(x, nullptr, gamma, beta, eps, "layer_norm");
+}
+
+// layer_norm(x + y): the sum's gradient, layer_norm's dx, goes to both x and y.
+Var add_layer_norm(const Var& x, const Var& y, const Var& gamma, const Var& beta, float eps) {
+  return layer_norm_node(x, &y, gamma, beta, eps, "add_layer_norm");
 }
 
 }  // namespace attn

@@ -26,7 +26,7 @@ AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bo
 AddNorm::AddNorm(const ParamScope& scope, std::size_t dim, float dropout) : norm_(scope, dim), dropout_(dropout) {}
 
 Var AddNorm::operator()(const Var& x, const Var& y, const ForwardContext& context) const {
-  return norm_(x + context.dropout(y, dropout_));
+  return norm_.of_sum(x, context.dropout(y, dropout_));
 }
 
 PositionwiseFfn::PositionwiseFfn(const ParamScope& scope, std::size_t dim, std::size_t hidden)

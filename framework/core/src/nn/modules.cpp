@@ -14,6 +14,8 @@ Linear::Linear(const ParamScope& scope, std::size_t in, std::size_t out, bool bi
 // y = x W + b
 Var Linear::operator()(const Var& x) const { return bias_ ? linear(x, w_, b_) : matmul(x, w_); }
 
+Var Linear::with_relu(const Var& x) const { return bias_ ? linear_relu(x, w_, b_) : relu(matmul(x, w_)); }
+
 Embedding::Embedding(const ParamScope& scope, std::size_t vocab, std::size_t dim, const Init& init)
     : table_(scope.param("weight", {vocab, dim}, init)) {}
 

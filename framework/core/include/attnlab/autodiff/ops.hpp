@@ -48,6 +48,9 @@ Var matmul(const Var& a, const Var& b);
 // x w + b in one node (a Linear layer): x [..., k], w [k, n], b [n] -> [..., n]; the bias is
 // written first and the product added onto it, and db is the column sums of dy.
 Var linear(const Var& x, const Var& w, const Var& b);
+// relu(x w + b) in one node (a feed-forward layer's first half), the same floats as
+// relu(linear(x, w, b)) without a second tensor of y's size each way.
+Var linear_relu(const Var& x, const Var& w, const Var& b);
 // op(a) [B, m, k] x op(b) [B, k, n] -> [B, m, n]; trans_* transposes the last two axes of an
 // operand without copying it (BLAS does it).
 Var bmm(const Var& a, const Var& b, bool trans_a = false, bool trans_b = false);
@@ -115,6 +118,9 @@ Var dropout(const Var& x, float p, Rng& rng);
 void require_dropout_rate(float p, const std::string& op);
 // Layer norm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta.
 Var layer_norm(const Var& x, const Var& gamma, const Var& beta, float eps = 1e-5f);
+// layer_norm(x + y) in one node (the Transformer's add & norm): the sum is made one row at a time
+// and not stored; x and y have one shape. The same floats as layer_norm(x + y).
+Var add_layer_norm(const Var& x, const Var& y, const Var& gamma, const Var& beta, float eps = 1e-5f);
 
 // ---- recurrent (ops_rnn.cpp) ----
 // One fused GRU step (PyTorch's gate order r, z, n) from xp = x W_ih + b_ih and

@@ -42,7 +42,7 @@ class AddNorm {
 class PositionwiseFfn {
  public:
   PositionwiseFfn(const ParamScope& scope, std::size_t dim, std::size_t hidden);
-  Var operator()(const Var& x) const { return out_(relu(in_(x))); }
+  Var operator()(const Var& x) const { return out_(in_.with_relu(x)); }
 
  private:
   Linear in_, out_;
