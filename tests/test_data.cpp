@@ -158,3 +158,20 @@ TEST_CASE("regression1d: d2l's function, sorted inputs, noise-free test truth, s
   CHECK(std::is_sorted(a.x_train.begin(), a.x_train.end()));
   CHECK(a.y_test(10) == Approx(2 * std::sin(1.0) + 1.0));
 }
+
+TEST_CASE("regression1d: a points file's bad line names the field and why it is no float", "[data][regression]") {
+  const auto refused = [](const std::string& line, const std::string& says) {
+    const std::string path = temp_file("0 1\n" + line + "\n2 3\n");
+    INFO(line);
+    CHECK_THROWS_WITH(load("regression1d", {{"points", path}}), Catch::Contains(path + ":2: " + says));
+    std::remove(path.c_str());
+  };
+  refused("1e308 2", "x = 1e308 is too large for a float (at most about 3.4e38)");  // was "expected two finite numbers"
+  refused("1 -1e-50", "y = -1e-50 is nonzero but too small for a float");
+  refused("1 inf", "y = inf is not a number (decimal notation");
+  refused("0x10 1", "x = 0x10 is not a number");
+  refused("1 2 3", "expected two numbers \"x y\", got \"1 2 3\"");
+  refused("1", "expected two numbers");
+  const auto ok = std::get<RegressionData>(load("regression1d", {{"points", temp_file("0 1 # a comment\n\n-2e3 4.5\n")}}));
+  CHECK(ok.x_train.size() == 2);
+}

@@ -176,6 +176,20 @@ TEST_CASE("an option that takes one value, or a --set key, given twice is refuse
          "--attention draws one run's maps; give one --run (got 2)");
 }
 
+TEST_CASE("a name no file can have is said so, not 'no such file'", "[exit-codes]") {
+  const std::string name = std::string(300, 'x') + ".yaml";
+  expect("validate " + name, 2, "no file can have this name: a part of it is 305 bytes long");
+  expect("inspect /tmp/" + std::string(300, 'y') + ".h5", 1, "a part of it is 303 bytes long");
+  expect("validate " + tiny + " --plugin /tmp/" + std::string(300, 'z') + ".so", 2, "a part of it is 303 bytes long");
+  expect("validate missing.yaml", 2, "missing.yaml: cannot read the spec: no such file");
+}
+
+TEST_CASE("-- ends the options: what follows is positional", "[exit-codes]") {
+  expect("validate -- " + tiny, 0, "valid");
+  expect("validate -- --force", 2, "--force");  // a file of that name, not the flag
+  expect("validate --force -- " + tiny, 2, "unknown option '--force'");
+}
+
 TEST_CASE("values another program changed in a results file: counts out of range, other types, missing objects, unterminated strings", "[exit-codes]") {
   TempDir tmp("attnlab-exit-codes");
   const auto damaged = [&](const std::string& name, const std::string& change) {
@@ -201,6 +215,17 @@ TEST_CASE("values another program changed in a results file: counts out of range
   // Values of another type or missing, in words (they were HDF5's "no appropriate function for
   // conversion path" and "component not found"); ASCII strings (h5py's bytes) read as UTF-8.
   const std::string damage = "the file is damaged or was changed by another program";
+  // run_order as attnlab writes it: planned_runs ids, each once, the file's runs among them (it
+  // read "2 of 4 planned" with 200 000 ids listed).
+  const auto order = [](const std::string& python_ids) {
+    return "f.attrs['run_order'] = __import__('numpy').bytes_(chr(10).join(" + python_ids + ").encode())";
+  };
+  expect("inspect " + damaged("order_long.h5", order("['x%d' % i for i in range(200000)]")), 1,
+         "attribute run_order of / lists 200000 runs, but planned_runs is 4 (the file is damaged)");
+  expect("merge " + tmp / "never.h5 " + damaged("order_twice.h5", order("['scoring-dot_seed-1'] * 4")), 1,
+         "lists the run 'scoring-dot_seed-1' twice");
+  expect("inspect " + damaged("order_other.h5", order("['a', 'b', 'c', 'd']")), 1, "does not list the file's run 'scoring-additive_seed-1'");
+  CHECK(!fs::exists(tmp / "never.h5"));
   const std::string number = damaged("number.h5", "r.attrs['status'] = 3");
   expect("inspect " + number, 1, "attribute status of /runs/scoring-dot_seed-1: it holds another type");
   expect("run " + tiny + " --set training.epochs=1 --resume --output " + number, 1, "it holds another type");  // was 2

@@ -71,7 +71,13 @@ TEST_CASE("merge refuses parts that do not make one sweep, each in one line, wri
     for (const auto& f : fs::directory_iterator(p.dir.path)) CHECK(f.path().string().find(".merging-") == std::string::npos);
   };
   refused(p.part[0] + " " + p.part[1], "2 of the sweep's 4 runs are in no part: scoring-dot_seed-1, scoring-dot_seed-2");
-  refused(p.all() + " " + p.part[1], "run 'scoring-additive_seed-2' is in two parts");
+  const std::string copy = p.dir / "copy.h5";
+  fs::copy_file(p.part[1], copy);
+  refused(p.all() + " " + copy, "run 'scoring-additive_seed-2' is in two parts");
+  refused(p.all() + " " + p.part[1], p.part[1] + " is given twice; give each part once");  // was "in two parts"
+  const std::string& first = p.part[0];
+  const std::string dotted = (p.dir.path / "." / fs::path(first).filename()).string();
+  refused(p.all() + " " + dotted, dotted + " is given twice (also as " + first + ")");
   // Another spec: the same sweep with another name.
   const std::string other_spec = p.dir / "other.yaml", other = p.dir / "other.h5";
   std::ifstream in(spec);

@@ -62,6 +62,29 @@ TEST_CASE("options: defaults, types, ranges and unknown keys name the option and
   CHECK_THROWS_WITH(bad.get<int>("hidden", 1, 1, 100), "spec.yaml:7:13: option 'hidden' must be in [1, 100], got 0");
   bad.set("hidden", "-3", "spec.yaml:7:13");
   CHECK_THROWS_AS(bad.get<std::size_t>("hidden", 1), SpecError);
+  // Numbers a type cannot hold say what is wrong with them, not "must be a number" (they are).
+  const auto says = [](const char* text, auto get) {
+    Options one;
+    one.set("x", text, "spec.yaml:2:4");
+    INFO(text);
+    CHECK_THROWS_WITH(get(one), Catch::StartsWith("spec.yaml:2:4: option 'x' "));
+    try {
+      get(one);
+    } catch (const SpecError& e) {
+      return std::string(e.what()).substr(std::string("spec.yaml:2:4: option 'x' ").size());
+    }
+    return std::string();
+  };
+  const auto size_in_range = [](const Options& one) { return one.get<std::size_t>("x", 1, 1, 65536); };
+  const auto any_float = [](const Options& one) { return one.get<float>("x", 0.0f); };
+  const auto ranged_float = [](const Options& one) { return one.get<float>("x", 0.0f, 0.0f, 0.99f); };
+  CHECK(says("9223372036854775808", size_in_range) == "must be in [1, 65536], got 9223372036854775808");  // 2^63
+  CHECK(says("2.5", size_in_range) == "must be a non-negative integer (a whole number, no point or exponent), got 2.5");
+  CHECK(says("1e-400", ranged_float) == "is nonzero but too small to be held as a number here, got 1e-400: write 0 or a larger value");
+  CHECK(says("1e-50", any_float) == "is nonzero but too small to be held as a number here, got 1e-50: write 0 or a larger value");
+  CHECK(says("1e39", any_float) == "is too large to be held as a number here, got 1e39");  // it was inf as a float
+  CHECK(says("1e39", ranged_float) == "must be in [0, 0.99], got 1e39");
+  CHECK(says("0x10", any_float) == "must be a number, got '0x10'");
 
   Registries r;
   register_builtins(r);

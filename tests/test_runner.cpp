@@ -126,6 +126,15 @@ TEST_CASE("--set overrides keys and is validated like the file", "[runner][specs
   swept = check_spec(spec("good/tiny-sweep.yaml"), o);
   REQUIRE(swept.size() == 1);
   CHECK(swept[0].str() == "--set sweep.seed=[]: sweep values of 'seed' must be a non-empty list, e.g. [dot, additive]");
+  // A list left open, or with text after its ']' (which yaml-cpp ignored: [1, 2]x ran seeds 1 and 2).
+  for (const std::string bad : {"sweep.seed=[1, 2", "sweep.seed=[1, 2]x", "record.attention=[0"}) {
+    o.overrides = {bad};
+    swept = check_spec(spec("good/tiny-sweep.yaml"), o);
+    REQUIRE(swept.size() == 1);
+    CHECK(swept[0].str() == "--set " + bad + ": '" + bad.substr(bad.find('=') + 1) +
+                                "' starts a list but is not one (a '[' without its ']', or text after it?); write a list as "
+                                "[a, b], e.g. --set sweep.seed=[1, 2]");
+  }
   o.overrides = {"training.epocs=7"};
   const auto diags = check_spec(spec("good/tiny-sweep.yaml"), o);
   REQUIRE(diags.size() == 1);

@@ -9,6 +9,10 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
                      const std::set<std::string>& valued) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "--") {  // the end of the options: what follows is positional, even "--force"
+      positional_.insert(positional_.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      return;
+    }
     const bool short_known = flags.count(a) || valued.count(a);  // e.g. -o
     if ((a.size() > 2 && a.compare(0, 2, "--") == 0) || short_known) {
       std::string name = a, inline_value;

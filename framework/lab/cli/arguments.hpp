@@ -1,5 +1,6 @@
 // A small command-line parser shared by the commands: flags (--force), options with a value
-// (--threads 2, --set k=v, repeatable), and positional arguments. Unknown flags are usage errors.
+// (--threads 2, --set k=v, repeatable), and positional arguments; after "--" every argument is
+// positional (a file named "--force", a sentence "-x"). Unknown flags are usage errors.
 #pragma once
 
 #include <map>

@@ -64,8 +64,20 @@ struct Parts {
   std::map<std::string, std::string> overrides;  // run id -> its --set values, as written
 };
 
+// Refuses a part given twice (by the same or another name of one file).
+void require_distinct_parts(const std::vector<std::string>& parts) {
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      std::error_code ec;
+      if (parts[i] == parts[j] || std::filesystem::equivalent(parts[i], parts[j], ec))
+        throw UsageError(parts[i] + " is given twice" + (parts[i] == parts[j] ? "" : " (also as " + parts[j] + ")") +
+                         "; give each part once");
+    }
+}
+
 // Reads every part's header and runs; refuses parts that do not belong together.
 Parts survey(const std::vector<std::string>& parts) {
+  require_distinct_parts(parts);
   Parts s;
   std::string overrides_seen, overrides_part;
   for (const std::string& path : parts) {

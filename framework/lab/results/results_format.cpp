@@ -14,8 +14,10 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <set>
 #include <sstream>
 
+#include "attnlab/data/text.hpp"
 #include "attnlab/suggest.hpp"
 #include "lab/results/layout.hpp"
 
@@ -374,6 +376,22 @@ ResultsReader::ResultsReader(const std::string& path) : file_(path, Hdf5File::Mo
                     "; read it with a newer attnlab");
 }
 
+// run_order as attnlab writes it: planned_runs ids, each once, and every run of the file among
+// them (`merge` finds missing runs by it, `inspect` counts "N of M planned" by planned_runs).
+void ResultsReader::check_run_order(const ResultsHeader& h) const {
+  const auto damaged = [&](const std::string& what) {
+    throw FileError(path() + ": attribute run_order of / " + what + " (the file is damaged)");
+  };
+  if (h.run_order.size() != h.planned_runs)
+    damaged("lists " + std::to_string(h.run_order.size()) + " runs, but planned_runs is " + std::to_string(h.planned_runs));
+  std::set<std::string> listed;
+  for (const std::string& id : h.run_order)
+    if (id.empty() || !listed.insert(id).second)
+      damaged(id.empty() ? "holds an empty run id" : "lists the run '" + utf8_shortened(id, 200) + "' twice");
+  for (const std::string& id : run_ids())
+    if (!listed.count(id)) damaged("does not list the file's run '" + utf8_shortened(id, 200) + "'");
+}
+
 ResultsHeader ResultsReader::header() const {
   ResultsHeader h;
   h.spec = file_.attr_string("/", "spec");
@@ -385,6 +403,7 @@ ResultsHeader ResultsReader::header() const {
   if (file_.has_attr("/", "run_order")) {
     std::istringstream lines(file_.attr_string("/", "run_order"));
     for (std::string id; std::getline(lines, id);) h.run_order.push_back(id);
+    check_run_order(h);
   }
   if (file_.has_attr("/", "shard")) h.shard = file_.attr_string("/", "shard");
   h.format_version = version_;

@@ -151,6 +151,7 @@ class ResultsReader {
 
  private:
   const std::string& known(const std::string& id) const;  // id, or a UsageError listing the runs
+  void check_run_order(const ResultsHeader& h) const;      // a FileError when it is not as attnlab writes it
   Hdf5File file_;
   long version_;
 };

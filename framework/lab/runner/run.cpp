@@ -3,6 +3,8 @@
 #include <chrono>
 #include <set>
 
+#include "attnlab/models/sequence_model.hpp"
+
 namespace attn {
 namespace {
 
@@ -152,7 +154,11 @@ void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<
                      "' reports every evaluated epoch)"});
 }
 
-// Training options the model's loss does not honour are refused, once, at the first key that asks.
+// Keys that would change nothing for this run are refused, once, at the first key that asks:
+// training options the model's loss does not honour, decoding options for a model that decodes
+// no sentences, patience without a metric to watch. (Only here, where a spec is to run: the
+// stored configs that `translate` and `probe` read back go through the spec reader alone, so
+// results files written before these checks still read.)
 void check_model_takes_training(const RunPlan& plan, const Model& model, std::vector<Diagnostic>& out) {
   const auto refuse = [&](const std::vector<std::string>& keys, const std::string& why) {
     std::string written, first;
@@ -170,6 +176,13 @@ void check_model_takes_training(const RunPlan& plan, const Model& model, std::ve
             "training.scheduled_sampling.slope", "training.scheduled_sampling.min"},
            "takes no teacher forcing below 1 and no scheduled sampling (only seq2seq does: the Transformer's decoder "
            "reads the whole gold prefix at once)");
+  if (!dynamic_cast<const SequenceModel*>(&model))
+    refuse({"evaluation.beam", "evaluation.alpha", "evaluation.max_len"},
+           "decodes no sentences, so the decoding keys of `attnlab translate` change nothing");
+  if (plan.training.early_stopping.empty() && plan.values.count("training.early_stopping.patience"))
+    out.push_back({where_of(plan, "training.early_stopping.patience"),
+                   "'training.early_stopping.patience' is read only with 'training.early_stopping.metric' (the metric to "
+                   "watch); set the metric or remove it"});
 }
 
 }  // namespace

@@ -130,7 +130,8 @@ SpecValue override_value(const std::string& raw, const std::string& where) {
   v.where = where;
   try {
     const YAML::Node n = YAML::Load(raw);
-    if (n.IsSequence()) {
+    const auto last = raw.find_last_not_of(" \t");
+    if (n.IsSequence() && last != std::string::npos && raw[last] == ']') {  // yaml-cpp ignores text after the ']'
       v.is_list = true;
       for (const auto& item : n) v.items.push_back(item.as<std::string>()), v.item_where.push_back(where);
       return v;
@@ -164,6 +165,11 @@ void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diag
   }
   const std::string key = text.substr(0, eq);
   const SpecValue value = override_value(text.substr(eq + 1), set_origin + text);
+  if (!value.is_list && text.find_first_not_of(" \t", eq + 1) != std::string::npos && text[text.find_first_not_of(" \t", eq + 1)] == '[') {
+    diags.push_back({value.where, "'" + text.substr(eq + 1) + "' starts a list but is not one (a '[' without its ']', or text after "
+                                  "it?); write a list as [a, b], e.g. --set sweep.seed=[1, 2]"});
+    return;
+  }
   auto axis = std::find_if(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return "sweep." + a.key == key; });
   if (key.rfind("sweep.", 0) == 0) {
     if (!value.is_list || value.items.empty())

@@ -300,15 +300,6 @@ const SpecKey* plugin_section_of(const std::string& key) {
   return nullptr;
 }
 
-// A number its type cannot hold (1e400, 99999999999999999999) is out of range, not of another
-// kind: plain digits, sign, point and exponent that strtod reads to the end.
-bool is_number_text(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
-  char* end = nullptr;
-  std::strtod(text.c_str(), &end);
-  return *end == '\0';
-}
-
 std::string check_value(const SpecKey& row, const std::string& text) {
   const std::string key = "'" + row.key + "'";
   if (!row.choices.empty() && std::find(row.choices.begin(), row.choices.end(), text) == row.choices.end())
@@ -328,14 +319,18 @@ std::string check_value(const SpecKey& row, const std::string& text) {
     v = n ? std::optional<double>(static_cast<double>(*n)) : std::nullopt;
   }
   const Bounds& b = row.bounds;
-  if (!v && !is_number_text(text)) return key + " must be " + row.type_phrase() + ", got '" + text + "'";
-  if (!v && row.type != ValueType::real && text.find_first_of(".eE") != std::string::npos)
-    return key + " must be " + row.type_phrase() + " (a whole number, no point or exponent), got " + text;
-  if (!v && row.type == ValueType::real && std::fabs(std::strtod(text.c_str(), nullptr)) < 1.0)
-    return key + " is nonzero but smaller than a double can hold (about 2.2e-308), got " + text + ": write 0 or a larger value";
-  if (!v && row.type == ValueType::real)
-    return key + " must be a finite number (at most about 1.8e308 in size), got " + text + ": out of range";
-  if (!v) return key + " must be " + (text[0] == '-' ? row.range_text() : "<= " + bound_text(b.max)) + ", got " + text;
+  if (!v) switch (number_problem(text, row.type != ValueType::real)) {
+      case NumberProblem::not_a_number:
+        return key + " must be " + row.type_phrase() + ", got '" + text + "'";
+      case NumberProblem::not_whole:
+        return key + " must be " + row.type_phrase() + " (a whole number, no point or exponent), got " + text;
+      case NumberProblem::too_small:
+        return key + " is nonzero but smaller than a double can hold (about 2.2e-308), got " + text + ": write 0 or a larger value";
+      case NumberProblem::too_large:
+        if (row.type == ValueType::real)
+          return key + " must be a finite number (at most about 1.8e308 in size), got " + text + ": out of range";
+        return key + " must be " + (text[0] == '-' ? row.range_text() : "<= " + bound_text(b.max)) + ", got " + text;
+    }
   const double value = static_cast<double>(*v);
   if (b.min_exclusive ? value <= b.min : value < b.min) return key + " must be " + row.range_text() + ", got " + text;
   if (value > b.max) return key + " must be <= " + bound_text(b.max) + ", got " + text;

@@ -132,7 +132,7 @@ std::string unreadable_spec(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (const std::string what = not_a_regular_file(path); !what.empty())
-    return what == "permission denied" || what == "no such file" ? what : what + ", not a spec file";
+    return what == "no such file" ? no_file_reason(path) : what == "permission denied" ? what : what + ", not a spec file";
   if (fs::file_size(path, ec) > max_spec_bytes)
     return "the file is " + std::to_string(fs::file_size(path, ec) / 1024) + " KB; a spec is at most " +
            std::to_string(max_spec_bytes / 1024) + " KB (a data file given as the spec?)";

@@ -10,6 +10,10 @@ namespace attn {
 
 std::string not_a_regular_file(const std::string& path);
 
+// Why there is no file at `path`, for a path not_a_regular_file() calls "no such file": "no such
+// file", or that no file can have that name (a part over 255 bytes, or a path over 4095).
+std::string no_file_reason(const std::string& path);
+
 // Why no file can be written at `path` (which may exist): its name is too long, its directory
 // does not exist, is a file, or cannot be written ("permission denied"); "" when one can.
 // `option` names where the path came from ("--output", "-o"), for the advice.

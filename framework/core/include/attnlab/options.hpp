@@ -48,6 +48,9 @@ class Options {
   void mark_read(const std::string& key) const { read_.insert(key); }
 
  private:
+  // get()'s lookup and parse; `range` goes into the message for a number too large for T.
+  template <class T>
+  T parsed(const std::string& key, T fallback, const std::string& range) const;
   struct Value {
     std::string text, where, key_where;
   };
@@ -75,28 +78,44 @@ ATTNLAB_OPTION_TYPE(std::string)
 // A number as a person writes it (1e-06, 0.5, 32).
 std::string option_text(double v);
 
+// Why parse_option<T> refused `text` for a numeric T (integral or not): not written as a number
+// at all; a point or exponent where a whole number goes (2.5, 1e3); nonzero but too small for T
+// (1e-400); too large for T (1e400, 2^63 for a long).
+enum class NumberProblem { not_a_number, not_whole, too_small, too_large };
+NumberProblem number_problem(const std::string& text, bool integral);
+
+// The message for an option whose text parse_option<T> refused; `range` is "[min, max]" when the
+// option has bounds ("" when not), said for a number too large for T.
+std::string unparsed_option_message(const std::string& key, const std::string& text, const char* type_name, bool numeric,
+                                    bool integral, const std::string& range);
+
 template <class T>
-T Options::get(const std::string& key, T fallback) const {
+T Options::parsed(const std::string& key, T fallback, const std::string& range) const {
   read_.insert(key);
   const auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   const auto v = parse_option<T>(it->second.text);
+  constexpr bool numeric = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
   if (!v)
-    throw SpecError(it->second.where, "option '" + key + "' must be " + option_type_name<T>() +
-                                            ", got '" + it->second.text + "'");
+    throw SpecError(it->second.where,
+                    unparsed_option_message(key, it->second.text, option_type_name<T>(), numeric, std::is_integral_v<T>, range));
   return *v;
 }
 
 template <class T>
+T Options::get(const std::string& key, T fallback) const {
+  return parsed<T>(key, fallback, "");
+}
+
+template <class T>
 T Options::get(const std::string& key, T fallback, T min, T max) const {
-  const T v = get<T>(key, fallback);
-  if (v < min || v > max) {
-    const auto text = [](T x) {  // integers as integers (10000000, not 1e+07)
-      if constexpr (std::is_integral_v<T>) return std::to_string(x);
-      else return option_text(static_cast<double>(x));
-    };
-    throw SpecError(where(key), "option '" + key + "' must be in [" + text(min) + ", " + text(max) + "], got " + text(v));
-  }
+  const auto text = [](T x) {  // integers as integers (10000000, not 1e+07)
+    if constexpr (std::is_integral_v<T>) return std::to_string(x);
+    else return option_text(static_cast<double>(x));
+  };
+  const std::string range = "[" + text(min) + ", " + text(max) + "]";
+  const T v = parsed<T>(key, fallback, range);
+  if (v < min || v > max) throw SpecError(where(key), "option '" + key + "' must be in " + range + ", got " + text(v));
   return v;
 }
 

@@ -3,6 +3,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -20,6 +21,17 @@ std::string not_a_regular_file(const std::string& path) {
   if (fs::is_block_file(st) || fs::is_character_file(st)) return "this is a device";
   if (!fs::is_regular_file(st)) return "this is not a regular file";
   return "";
+}
+
+std::string no_file_reason(const std::string& path) {
+  std::size_t longest = 0;
+  for (const auto& part : std::filesystem::path(path)) longest = std::max(longest, part.native().size());
+  if (longest > 255)
+    return "no file can have this name: a part of it is " + std::to_string(longest) +
+           " bytes long, and a file system allows 255 bytes per name";
+  if (path.size() > 4095)
+    return "no file can have this name: the path is " + std::to_string(path.size()) + " bytes long, at most 4095 are allowed";
+  return "no such file";
 }
 
 std::string output_path_problem(const std::string& path, const std::string& option) {

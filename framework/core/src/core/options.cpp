@@ -80,10 +80,44 @@ std::optional<T> parse_real(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (errno || *end != '\0' || !std::isfinite(v)) return std::nullopt;
-  return static_cast<T>(v);
+  const T t = static_cast<T>(v);  // a float: 1e39 would become inf, 1e-50 zero
+  if (!std::isfinite(t) || (t == 0 && v != 0)) return std::nullopt;
+  return t;
+}
+
+// Plain digits, sign, point and exponent that strtod reads to the end: a number, even one its
+// type cannot hold (1e400, 99999999999999999999).
+bool is_number_text(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return *end == '\0';
 }
 
 }  // namespace
+
+NumberProblem number_problem(const std::string& text, bool integral) {
+  if (!is_number_text(text)) return NumberProblem::not_a_number;
+  if (integral && text.find_first_of(".eE") != std::string::npos) return NumberProblem::not_whole;
+  if (!integral && std::fabs(std::strtod(text.c_str(), nullptr)) < 1.0) return NumberProblem::too_small;
+  return NumberProblem::too_large;
+}
+
+std::string unparsed_option_message(const std::string& key, const std::string& text, const char* type_name, bool numeric,
+                                    bool integral, const std::string& range) {
+  const std::string option = "option '" + key + "' ";
+  switch (numeric ? number_problem(text, integral) : NumberProblem::not_a_number) {
+    case NumberProblem::not_a_number:
+      break;
+    case NumberProblem::not_whole:
+      return option + "must be " + type_name + " (a whole number, no point or exponent), got " + text;
+    case NumberProblem::too_small:
+      return option + "is nonzero but too small to be held as a number here, got " + text + ": write 0 or a larger value";
+    case NumberProblem::too_large:
+      return option + (range.empty() ? "is too large to be held as a number here" : "must be in " + range) + ", got " + text;
+  }
+  return option + "must be " + type_name + ", got '" + text + "'";
+}
 
 template <> std::optional<bool> parse_option<bool>(const std::string& t) {
   if (t == "true" || t == "True" || t == "yes" || t == "on") return true;

@@ -51,7 +51,8 @@ void load_plugin(const std::string& path_text, Registries& registries) {
   const fs::path path(path_text);
   const std::string who = "plugin '" + path_text + "'";
   if (const std::string what = not_a_regular_file(path_text); !what.empty())  // "no such file", "this is a directory", ...
-    throw PluginError(who + ": " + what + (what == "no such file" || what == "permission denied" ? "" : ", not a shared library"));
+    throw PluginError(who + ": " + (what == "no such file" ? no_file_reason(path_text) : what) +
+                      (what == "no such file" || what == "permission denied" ? "" : ", not a shared library"));
 
   // The same file named twice (in `plugins:` and by --plugin, or by two spellings of its path)
   // is loaded once: its names are not duplicates of themselves.

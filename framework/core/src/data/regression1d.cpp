@@ -9,8 +9,10 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "attnlab/data/dataset.hpp"
+#include "attnlab/data/text.hpp"
 #include "attnlab/file_kind.hpp"
 #include "attnlab/registry.hpp"
 
@@ -29,6 +31,15 @@ Function function_named(const Options& o) {
                                            "' (option 'function'): use d2l-0.17 (2 sin x + x^0.8) or d2l-1.0 (2 sin x + x)");
 }
 
+// Why parse_option<float> refused `word`.
+std::string unreadable_float(const std::string& word) {
+  switch (number_problem(word, false)) {
+    case NumberProblem::too_small: return "is nonzero but too small for a float (write 0 or a value above about 1e-38)";
+    case NumberProblem::too_large: return "is too large for a float (at most about 3.4e38)";
+    default: return "is not a number (decimal notation, e.g. 1.5 or -2e3)";
+  }
+}
+
 // "x y" per line; '#' starts a comment. At least two points.
 std::vector<std::pair<float, float>> read_points(const std::string& path, const std::string& where) {
   if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")  // a FIFO is never opened
@@ -42,13 +53,19 @@ std::vector<std::pair<float, float>> read_points(const std::string& path, const 
   for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
     const std::string data = line.substr(0, line.find('#'));
     std::istringstream fields(data);
-    float x = 0, y = 0;
-    std::string extra;
-    if (data.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (!(fields >> x >> y) || (fields >> extra) || !std::isfinite(x) || !std::isfinite(y))
-      throw SpecError(where, path + ":" + std::to_string(line_no) + ": expected two finite numbers \"x y\", got \"" +
-                                 line.substr(0, 80) + "\"");
-    points.emplace_back(x, y);
+    std::vector<std::string> words;
+    for (std::string w; fields >> w;) words.push_back(w);
+    if (words.empty()) continue;
+    const std::string at = path + ":" + std::to_string(line_no) + ": ";
+    if (words.size() != 2)
+      throw SpecError(where, at + "expected two numbers \"x y\", got \"" + utf8_shortened(line, 80) + "\"");
+    float xy[2];
+    for (int i = 0; i < 2; ++i) {
+      const auto v = parse_option<float>(words[i]);
+      if (!v) throw SpecError(where, at + (i ? "y" : "x") + " = " + utf8_shortened(words[i], 80) + " " + unreadable_float(words[i]));
+      xy[i] = *v;
+    }
+    points.emplace_back(xy[0], xy[1]);
   }
   if (points.size() < 2) throw SpecError(where, "points file '" + path + "' holds fewer than 2 points");
   return points;
