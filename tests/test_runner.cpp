@@ -126,6 +126,17 @@ TEST_CASE("--set overrides keys and is validated like the file", "[runner][specs
   swept = check_spec(spec("good/tiny-sweep.yaml"), o);
   REQUIRE(swept.size() == 1);
   CHECK(swept[0].str() == "--set sweep.seed=[]: sweep values of 'seed' must be a non-empty list, e.g. [dot, additive]");
+  // A quoted value reads as in the file ("7" is 7; it was refused as the text '"7"'); an escape
+  // in it that makes a control character is refused, in a list too.
+  o.overrides = {"training.epochs=\"7\"", "name='quoted'"};
+  CHECK(check_spec(spec("good/tiny-sweep.yaml"), o).empty());
+  CHECK(read_spec(spec("good/tiny-sweep.yaml"), o.overrides).spec->runs.at(0).training.epochs == 7);
+  for (const std::string bad : {"name=\"a\\x1bb\"", "sweep.seed=[1, \"2\\n\"]"}) {
+    o.overrides = {bad};
+    swept = check_spec(spec("good/tiny-sweep.yaml"), o);
+    REQUIRE(swept.size() == 1);
+    CHECK_THAT(swept[0].str(), Catch::StartsWith("--set " + bad + ": a control character (U+00"));
+  }
   // A list left open, or with text after its ']' (which yaml-cpp ignored: [1, 2]x ran seeds 1 and 2).
   for (const std::string bad : {"sweep.seed=[1, 2", "sweep.seed=[1, 2]x", "record.attention=[0"}) {
     o.overrides = {bad};

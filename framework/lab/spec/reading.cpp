@@ -125,6 +125,12 @@ class Reader {
 };
 
 // The value of a --set: YAML flow text, a list when it reads as one.
+// What is said of a value that holds the control character c.
+std::string control_character_in_value(char c) {
+  return "a control character (" + code_point_name(c) +
+         ") in this value (an escape such as \\n or \\x1b in a quoted value?): values are printable text; remove it";
+}
+
 SpecValue override_value(const std::string& raw, const std::string& where) {
   SpecValue v;
   v.where = where;
@@ -134,6 +140,11 @@ SpecValue override_value(const std::string& raw, const std::string& where) {
     if (n.IsSequence() && last != std::string::npos && raw[last] == ']') {  // yaml-cpp ignores text after the ']'
       v.is_list = true;
       for (const auto& item : n) v.items.push_back(item.as<std::string>()), v.item_where.push_back(where);
+      return v;
+    }
+    if (n.IsScalar() && (raw.front() == '"' || raw.front() == '\'')) {  // a quoted value reads as in the file: "2" is 2
+      v.items = {n.Scalar()};
+      v.item_where = {where};
       return v;
     }
   } catch (const YAML::Exception&) {  // not YAML: the text as written
@@ -165,6 +176,11 @@ void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diag
   }
   const std::string key = text.substr(0, eq);
   const SpecValue value = override_value(text.substr(eq + 1), set_origin + text);
+  for (const std::string& item : value.items)
+    if (const auto bad = control_character_at(item)) {  // from an escape in a quoted value ("a\x1b")
+      diags.push_back({value.where, control_character_in_value(item[*bad])});
+      return;
+    }
   if (!value.is_list && text.find_first_not_of(" \t", eq + 1) != std::string::npos && text[text.find_first_not_of(" \t", eq + 1)] == '[') {
     diags.push_back({value.where, "'" + text.substr(eq + 1) + "' starts a list but is not one (a '[' without its ']', or text after "
                                   "it?); write a list as [a, b], e.g. --set sweep.seed=[1, 2]"});
@@ -199,9 +215,7 @@ void check_printable(WrittenSpec& spec, std::vector<Diagnostic>& diags) {
       diags.push_back({v.where, "a control character (" + code_point_name(key[*bad]) + ") in this key: keys are plain names"});
     for (std::size_t i = 0; i < v.items.size(); ++i)
       if (const auto bad = control_character_at(v.items[i]))
-        diags.push_back({v.item_where.at(i), "a control character (" + code_point_name(v.items[i][*bad]) +
-                                                 ") in this value (an escape such as \\n or \\x1b in a quoted value?): values are "
-                                                 "printable text; remove it"});
+        diags.push_back({v.item_where.at(i), control_character_in_value(v.items[i][*bad])});
     for (std::string& item : v.items) item = without_control_characters(std::move(item));
   };
   for (auto& [key, value] : spec.table) check(key, value);
