@@ -29,9 +29,7 @@ const std::string& results_path(const Arguments& a) {
 // Refuses an output that exists and is not a file (a directory, a FIFO, a device: it is never
 // opened or replaced) or whose directory cannot take it.
 void check_output(const std::string& path) {
-  if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")
-    throw UsageError("the output " + path + ": " + what + ", not a file; give a file path with -o");
-  if (const std::string problem = output_path_problem(path, "-o"); !problem.empty()) throw UsageError(problem);
+  if (const std::string problem = output_file_problem(path, "-o"); !problem.empty()) throw UsageError(problem);
 }
 
 // Writes `text` to `path` whole (whole_file.hpp), after check_output.

@@ -119,12 +119,6 @@ std::string merge_script(const Layout& l, const SlurmOptions& o, const std::stri
   return s.str();
 }
 
-// Refuses a path that exists and is not a file (a directory, a FIFO: never opened or replaced).
-void require_file_path(const std::string& path, const std::string& what, const std::string& option) {
-  if (const std::string kind = not_a_regular_file(path); !kind.empty() && kind != "no such file")
-    throw UsageError(what + " " + path + ": " + kind + ", not a file; move it away or choose another " + option);
-}
-
 // Runs sbatch with these arguments (each quoted); returns the job id it prints (--parsable).
 std::string sbatch(const std::vector<std::string>& args) {
   std::string command = "sbatch --parsable";
@@ -165,9 +159,9 @@ int slurm_experiment(const std::string& spec_path, const SlurmOptions& o) {
   Layout l{"", absolute(sweep->output), absolute(spec_path), this_program(), task_count(sweep->run_ids.size(), o)};
   l.dir = absolute(o.output_dir.empty() ? sweep->output + ".slurm" : o.output_dir);
   // Everything that can refuse the options runs before the first directory is made.
-  require_file_path(l.output, "the merged results", "--output");
-  if (const std::string problem = output_path_problem(l.output, "--output"); !problem.empty()) throw UsageError(problem);
-  for (const char* script : {"/array.sbatch", "/merge.sbatch"}) require_file_path(l.dir + script, "the job script", "--output-dir");
+  if (const std::string problem = output_file_problem(l.output, "--output"); !problem.empty()) throw UsageError(problem);
+  for (const char* script : {"/array.sbatch", "/merge.sbatch"})  // (their directory is made later)
+    if (const std::string problem = non_file_output(l.dir + script, "--output-dir"); !problem.empty()) throw UsageError(problem);
   const std::vector<std::size_t> todo = unfinished_tasks(l, sweep->run_ids);
   const std::string name = job_name(sweep->name), array_text = array_script(l, o, name), merge_text = merge_script(l, o, name);
   std::error_code ec;

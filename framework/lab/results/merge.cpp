@@ -110,10 +110,8 @@ Parts survey(const std::vector<std::string>& parts) {
 void check_output_room(const std::string& output, const std::vector<std::string>& parts) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (const std::string problem = output_file_problem(output, "output"); !problem.empty()) throw UsageError(problem);
   const bool exists = fs::exists(output, ec);
-  if (const std::string what = not_a_regular_file(output); exists && !what.empty())
-    throw UsageError("the output " + output + ": " + what + ", not a results file; give a file path");
-  if (const std::string problem = output_path_problem(output, "output"); !problem.empty()) throw UsageError(problem);
   const fs::path dir = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
   double needed = 64 * 1024;
   const auto size_of = [&](const std::string& path) {  // 0 for a file that is not there (survey() says so)

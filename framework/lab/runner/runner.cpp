@@ -105,12 +105,10 @@ std::unique_ptr<Prepared> prepare_or_print(const std::string& spec_path, const R
 std::optional<std::string> output_problem(const std::string& path, const std::string& spec_path, const RunnerOptions& o) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (const std::string problem = output_path_problem(path, "output"); !problem.empty()) return problem;
+  if (const std::string problem = output_file_problem(path, "output"); !problem.empty()) return problem;
   if (fs::exists(path, ec) && fs::equivalent(path, spec_path, ec))
     return "the output '" + path + "' is the spec itself; --force would replace the spec by the results: choose another --output";
   const bool exists = fs::exists(path, ec);
-  if (const std::string what = not_a_regular_file(path); exists && !what.empty())
-    return "the output '" + path + "': " + what + ", not a results file; choose a file path with --output";
   if (const std::string what = not_a_regular_file(checkpoint_directory(path)); what != "no such file" && what != "this is a directory")
     return "'" + checkpoint_directory(path) + "' (where the runs' checkpoints go): " + (what.empty() ? "a file, not a directory" : what) +
            "; move it away";

@@ -34,6 +34,17 @@ std::string no_file_reason(const std::string& path) {
   return "no such file";
 }
 
+std::string non_file_output(const std::string& path, const std::string& option) {
+  const std::string what = not_a_regular_file(path);
+  if (what.rfind("this is", 0) != 0) return "";  // a regular file, none, or one that cannot be looked at
+  return "the output " + path + ": " + what + ", not a file; move it away or choose another " + option;
+}
+
+std::string output_file_problem(const std::string& path, const std::string& option) {
+  const std::string problem = non_file_output(path, option);
+  return problem.empty() ? output_path_problem(path, option) : problem;
+}
+
 std::string output_path_problem(const std::string& path, const std::string& option) {
   namespace fs = std::filesystem;
   if (path.empty()) return option + " is empty: give a file path";
