@@ -166,8 +166,8 @@ TEST_CASE("regression1d: a points file's bad line names the field and why it is 
     CHECK_THROWS_WITH(load("regression1d", {{"points", path}}), Catch::Contains(path + ":2: " + says));
     std::remove(path.c_str());
   };
-  refused("1e308 2", "x = 1e308 is too large for a float (at most about 3.4e38)");  // was "expected two finite numbers"
-  refused("1 -1e-50", "y = -1e-50 is nonzero but too small for a float");
+  refused("1e308 2", "x = 1e308 is beyond what a 32-bit float can hold (at most about 3.40282e+38 in size)");  // was "expected two finite numbers"
+  refused("1 -1e-50", "y = -1e-50 is nonzero but nearer to 0 than a 32-bit float can hold");
   refused("1 inf", "y = inf is not a number (decimal notation");
   refused("0x10 1", "x = 0x10 is not a number");
   refused("1 2 3", "expected two numbers \"x y\", got \"1 2 3\"");

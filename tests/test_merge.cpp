@@ -134,6 +134,12 @@ TEST_CASE("run --shard: bad K/N, more shards than runs, and resuming another sha
   CHECK(other.status == 2);
   CHECK_THAT(other.text, Catch::Contains("holds shard 1/2, not shard 2/2"));
   CHECK(fs::exists(dead));  // a refused resume changes nothing
+  // Another sweep through --set would add runs the file's run_order does not list.
+  const auto wider = attnlab("run " + spec + " --set training.epochs=1 --set sweep.seed=[1,2,3] --shard 1/2 --resume --output " +
+                             dir / "s.h5");
+  CHECK(wider.status == 2);
+  CHECK_THAT(wider.text, Catch::Contains("holds another sweep (4 runs; this spec and --set plan 6): resume with the same --set sweep.*"));
+  CHECK(fs::exists(dead));
   CHECK(attnlab("run " + spec + " --set training.epochs=1 --shard 1/2 --resume --output " + dir / "s.h5").status == 0);
   CHECK(!fs::exists(dead));
 }

@@ -80,9 +80,15 @@ TEST_CASE("options: defaults, types, ranges and unknown keys name the option and
   const auto ranged_float = [](const Options& one) { return one.get<float>("x", 0.0f, 0.0f, 0.99f); };
   CHECK(says("9223372036854775808", size_in_range) == "must be in [1, 65536], got 9223372036854775808");  // 2^63
   CHECK(says("2.5", size_in_range) == "must be a non-negative integer (a whole number, no point or exponent), got 2.5");
-  CHECK(says("1e-400", ranged_float) == "is nonzero but too small to be held as a number here, got 1e-400: write 0 or a larger value");
-  CHECK(says("1e-50", any_float) == "is nonzero but too small to be held as a number here, got 1e-50: write 0 or a larger value");
-  CHECK(says("1e39", any_float) == "is too large to be held as a number here, got 1e39");  // it was inf as a float
+  CHECK(says("1e-400", ranged_float) ==
+        "got 1e-400, which is nonzero but nearer to 0 than a 32-bit float can hold (about 1.4013e-45): write 0 or a larger value");
+  CHECK(says("1e-50", any_float) ==
+        "got 1e-50, which is nonzero but nearer to 0 than a 32-bit float can hold (about 1.4013e-45): write 0 or a larger value");
+  CHECK(says("1e39", any_float) == "got 1e39, which is beyond what a 32-bit float can hold (at most about 3.40282e+38 in size)");  // was inf
+  const auto any_size = [](const Options& one) { return one.get<std::size_t>("x", 1); };
+  const auto any_int = [](const Options& one) { return one.get<int>("x", 1); };
+  CHECK(says("-3", any_size) == "got -3, which is beyond what a non-negative integer of 64 bits can hold ([0, 18446744073709551615])");
+  CHECK(says("-3000000000", any_int) == "got -3000000000, which is beyond what a 32-bit integer can hold ([-2147483648, 2147483647])");
   CHECK(says("1e39", ranged_float) == "must be in [0, 0.99], got 1e39");
   CHECK(says("0x10", any_float) == "must be a number, got '0x10'");
 

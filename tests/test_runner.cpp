@@ -138,14 +138,16 @@ TEST_CASE("--set overrides keys and is validated like the file", "[runner][specs
     CHECK_THAT(swept[0].str(), Catch::StartsWith("--set " + bad + ": a control character (U+00"));
   }
   // A list left open, or with text after its ']' (which yaml-cpp ignored: [1, 2]x ran seeds 1 and 2).
-  for (const std::string bad : {"sweep.seed=[1, 2", "sweep.seed=[1, 2]x", "record.attention=[0"}) {
+  for (const std::string bad : {"sweep.seed=[1, 2", "sweep.seed=[1, 2]x", "sweep.seed=[1] [2]", "sweep.seed=[[1, 2]]", "record.attention=[0"}) {
     o.overrides = {bad};
     swept = check_spec(spec("good/tiny-sweep.yaml"), o);
     REQUIRE(swept.size() == 1);
     CHECK(swept[0].str() == "--set " + bad + ": '" + bad.substr(bad.find('=') + 1) +
-                                "' starts a list but is not one (a '[' without its ']', or text after it?); write a list as "
-                                "[a, b], e.g. --set sweep.seed=[1, 2]");
+                                "' starts a list but is not a list of values (a '[' without its ']', text after it, or a list "
+                                "inside it?); write a list as [a, b], e.g. --set sweep.seed=[1, 2]");
   }
+  o.overrides = {"sweep.seed=[1, '2'] # a comment"};
+  CHECK(check_spec(spec("good/tiny-sweep.yaml"), o).empty());
   o.overrides = {"training.epocs=7"};
   const auto diags = check_spec(spec("good/tiny-sweep.yaml"), o);
   REQUIRE(diags.size() == 1);

@@ -218,9 +218,10 @@ H5::FileCreatPropList compact_root() {
 int superblock_version(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f)
-    throw H5::FileIException("", errno == EACCES                         ? "permission denied"
-                                 : errno == ENOENT || errno == ENAMETOOLONG ? no_file_reason(path)
-                                                                            : std::strerror(errno));
+    throw H5::FileIException("", errno == EACCES         ? "permission denied"
+                                 : errno == ENOENT       ? no_file_reason(path)
+                                 : errno == ENAMETOOLONG ? (no_file_reason(path) == "no such file" ? std::strerror(errno) : no_file_reason(path))
+                                                         : std::strerror(errno));
   static constexpr unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   int version = -1;
   for (long offset = 0; version < 0; offset = offset == 0 ? 512 : offset * 2) {

@@ -1,5 +1,6 @@
 #include "lab/results/merge.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,15 +65,18 @@ struct Parts {
   std::map<std::string, std::string> overrides;  // run id -> its --set values, as written
 };
 
-// Refuses a part given twice (by the same or another name of one file).
+// Refuses a part given twice (by the same or another name of one file): each part is looked at
+// once (thousands of parts on a cluster's file system).
 void require_distinct_parts(const std::vector<std::string>& parts) {
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j) {
-      std::error_code ec;
-      if (parts[i] == parts[j] || std::filesystem::equivalent(parts[i], parts[j], ec))
-        throw UsageError(parts[i] + " is given twice" + (parts[i] == parts[j] ? "" : " (also as " + parts[j] + ")") +
-                         "; give each part once");
-    }
+  std::map<std::pair<dev_t, ino_t>, const std::string*> seen;
+  for (const std::string& part : parts) {
+    struct stat st {};
+    if (stat(part.c_str(), &st) != 0) continue;  // survey() says why it cannot be read
+    const auto [it, fresh] = seen.emplace(std::make_pair(st.st_dev, st.st_ino), &part);
+    if (!fresh)
+      throw UsageError(part + " is given twice" + (part == *it->second ? "" : " (also as " + *it->second + ")") +
+                       "; give each part once");
+  }
 }
 
 // Reads every part's header and runs; refuses parts that do not belong together.

@@ -376,8 +376,9 @@ ResultsReader::ResultsReader(const std::string& path) : file_(path, Hdf5File::Mo
                     "; read it with a newer attnlab");
 }
 
-// run_order as attnlab writes it: planned_runs ids, each once, and every run of the file among
-// them (`merge` finds missing runs by it, `inspect` counts "N of M planned" by planned_runs).
+// run_order as attnlab writes it: planned_runs ids, each once (`merge` finds missing runs by it,
+// `inspect` counts "N of M planned" by planned_runs). Runs of the file outside it are not refused:
+// `run --resume` with other --set sweep values added such runs before it was refused.
 void ResultsReader::check_run_order(const ResultsHeader& h) const {
   const auto damaged = [&](const std::string& what) {
     throw FileError(path() + ": attribute run_order of / " + what + " (the file is damaged)");
@@ -388,8 +389,6 @@ void ResultsReader::check_run_order(const ResultsHeader& h) const {
   for (const std::string& id : h.run_order)
     if (id.empty() || !listed.insert(id).second)
       damaged(id.empty() ? "holds an empty run id" : "lists the run '" + utf8_shortened(id, 200) + "' twice");
-  for (const std::string& id : run_ids())
-    if (!listed.count(id)) damaged("does not list the file's run '" + utf8_shortened(id, 200) + "'");
 }
 
 ResultsHeader ResultsReader::header() const {

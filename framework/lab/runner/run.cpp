@@ -141,8 +141,13 @@ RunRecord execute_run(const RunPlan& plan, const Registries& registries, const s
 
 namespace {
 
-// The early-stopping metric must be one the model reports every evaluated epoch.
+// The early-stopping metric must be one the model reports every evaluated epoch, and patience
+// needs a metric to watch.
 void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<Diagnostic>& out) {
+  if (plan.training.early_stopping.empty() && plan.values.count("training.early_stopping.patience"))
+    out.push_back({where_of(plan, "training.early_stopping.patience"),
+                   "'training.early_stopping.patience' is read only with 'training.early_stopping.metric' (the metric to "
+                   "watch); set the metric or remove it"});
   if (plan.training.early_stopping.empty()) return;
   const NoGrad no_grad;
   const Metrics m = model.evaluate(false);
@@ -156,7 +161,7 @@ void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<
 
 // Keys that would change nothing for this run are refused, once, at the first key that asks:
 // training options the model's loss does not honour, decoding options for a model that decodes
-// no sentences, patience without a metric to watch. (Only here, where a spec is to run: the
+// no sentences (and, in check_early_stopping_metric, patience without a metric). (Only here, where a spec is to run: the
 // stored configs that `translate` and `probe` read back go through the spec reader alone, so
 // results files written before these checks still read.)
 void check_model_takes_training(const RunPlan& plan, const Model& model, std::vector<Diagnostic>& out) {
@@ -179,10 +184,6 @@ void check_model_takes_training(const RunPlan& plan, const Model& model, std::ve
   if (!dynamic_cast<const SequenceModel*>(&model))
     refuse({"evaluation.beam", "evaluation.alpha", "evaluation.max_len"},
            "decodes no sentences, so the decoding keys of `attnlab translate` change nothing");
-  if (plan.training.early_stopping.empty() && plan.values.count("training.early_stopping.patience"))
-    out.push_back({where_of(plan, "training.early_stopping.patience"),
-                   "'training.early_stopping.patience' is read only with 'training.early_stopping.metric' (the metric to "
-                   "watch); set the metric or remove it"});
 }
 
 }  // namespace

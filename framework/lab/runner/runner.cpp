@@ -155,6 +155,14 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
                    shard.empty() ? "the whole sweep" : ("shard " + shard).c_str());
       return 2;
     }
+    std::vector<std::string> planned;
+    for (const RunPlan& r : p.spec.runs) planned.push_back(r.id);
+    if (const auto& order = existing.header().run_order; !order.empty() && order != planned) {
+      std::fprintf(stderr, "attnlab run: --resume: '%s' holds another sweep (%zu runs; this spec and --set plan %zu): resume "
+                           "with the same --set sweep.* values (or start anew with --force)\n", p.output.c_str(), order.size(),
+                   planned.size());
+      return 2;
+    }
     for (const RunInfo& r : existing.runs()) {
       const auto plan = std::find_if(p.spec.runs.begin(), p.spec.runs.end(), [&](const RunPlan& x) { return x.id == r.id; });
       if (plan != p.spec.runs.end() && existing.config(r.id) != plan->config_yaml()) {

@@ -131,15 +131,39 @@ std::string control_character_in_value(char c) {
          ") in this value (an escape such as \\n or \\x1b in a quoted value?): values are printable text; remove it";
 }
 
+// Whether `raw`, which starts with '[', is one flow list and nothing after it but spaces and a
+// comment: yaml-cpp reads the first list and ignores the rest ("[1, 2]x", "[1] [2]"). Quotes
+// open a quoted item only at an item's start (a quote inside a plain value is text: [it's]).
+bool one_flow_list(const std::string& raw) {
+  std::size_t depth = 0, i = raw.find('[');
+  bool item_start = true;
+  char quote = 0;
+  for (; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (quote) {
+      if (c == '\\' && quote == '"') ++i;
+      else if (c == quote && !(quote == '\'' && i + 1 < raw.size() && raw[i + 1] == '\'' && ++i)) quote = 0;
+      continue;
+    }
+    if ((c == '"' || c == '\'') && item_start) quote = c;
+    else if (c == '[' || c == '{') ++depth;
+    else if ((c == ']' || c == '}') && --depth == 0) break;
+    if (c != ' ') item_start = c == '[' || c == '{' || c == ',' || c == ':';
+  }
+  if (i >= raw.size()) return false;  // never closed
+  const std::size_t rest = raw.find_first_not_of(" \t", i + 1);
+  return rest == std::string::npos || (raw[rest] == '#' && rest > i + 1);
+}
+
 SpecValue override_value(const std::string& raw, const std::string& where) {
   SpecValue v;
   v.where = where;
   try {
     const YAML::Node n = YAML::Load(raw);
-    const auto last = raw.find_last_not_of(" \t");
-    if (n.IsSequence() && last != std::string::npos && raw[last] == ']') {  // yaml-cpp ignores text after the ']'
-      v.is_list = true;
+    const auto first = raw.find_first_not_of(" \t");
+    if (n.IsSequence() && (first == std::string::npos || raw[first] != '[' || one_flow_list(raw))) {
       for (const auto& item : n) v.items.push_back(item.as<std::string>()), v.item_where.push_back(where);
+      v.is_list = true;  // after the items: a list or map inside one throws, and the value is not a list
       return v;
     }
     if (n.IsScalar() && (raw.front() == '"' || raw.front() == '\'')) {  // a quoted value reads as in the file: "2" is 2
@@ -181,9 +205,9 @@ void apply_override(const std::string& text, WrittenSpec& spec, std::vector<Diag
       diags.push_back({value.where, control_character_in_value(item[*bad])});
       return;
     }
-  if (!value.is_list && text.find_first_not_of(" \t", eq + 1) != std::string::npos && text[text.find_first_not_of(" \t", eq + 1)] == '[') {
-    diags.push_back({value.where, "'" + text.substr(eq + 1) + "' starts a list but is not one (a '[' without its ']', or text after "
-                                  "it?); write a list as [a, b], e.g. --set sweep.seed=[1, 2]"});
+  if (const auto first = text.find_first_not_of(" \t", eq + 1); !value.is_list && first != std::string::npos && text[first] == '[') {
+    diags.push_back({value.where, "'" + text.substr(eq + 1) + "' starts a list but is not a list of values (a '[' without its "
+                                  "']', text after it, or a list inside it?); write a list as [a, b], e.g. --set sweep.seed=[1, 2]"});
     return;
   }
   auto axis = std::find_if(spec.sweep.begin(), spec.sweep.end(), [&](const SweepAxis& a) { return "sweep." + a.key == key; });

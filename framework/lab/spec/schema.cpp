@@ -20,7 +20,7 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 // Reading a validated value into a plan field.
 void parse_into(std::string& out, const SpecValue& v) { out = v.text(); }
 void parse_into(bool& out, const SpecValue& v) { out = *parse_option<bool>(v.text()); }
-void parse_into(float& out, const SpecValue& v) { out = static_cast<float>(*parse_option<double>(v.text())); }
+void parse_into(float& out, const SpecValue& v) { out = *parse_option<float>(v.text()); }
 void parse_into(double& out, const SpecValue& v) { out = *parse_option<double>(v.text()); }
 void parse_into(std::size_t& out, const SpecValue& v) { out = static_cast<std::size_t>(*parse_option<long>(v.text())); }
 void parse_into(PluginChoice& out, const SpecValue& v) {  // its options come from an open section
@@ -319,16 +319,18 @@ std::string check_value(const SpecKey& row, const std::string& text) {
     v = n ? std::optional<double>(static_cast<double>(*n)) : std::nullopt;
   }
   const Bounds& b = row.bounds;
-  if (!v) switch (number_problem(text, row.type != ValueType::real)) {
+  // Real keys are held in floats or doubles; each is checked against a float's range (no
+  // hyperparameter needs more), so that none becomes 0 or inf when read into a float.
+  const NumberType type = row.type == ValueType::real ? number_type<float>() : number_type<long>();
+  if (!v || (row.type == ValueType::real && !parse_option<float>(text))) switch (number_problem(text, type)) {
       case NumberProblem::not_a_number:
         return key + " must be " + row.type_phrase() + ", got '" + text + "'";
       case NumberProblem::not_whole:
         return key + " must be " + row.type_phrase() + " (a whole number, no point or exponent), got " + text;
-      case NumberProblem::too_small:
-        return key + " is nonzero but smaller than a double can hold (about 2.2e-308), got " + text + ": write 0 or a larger value";
-      case NumberProblem::too_large:
-        if (row.type == ValueType::real)
-          return key + " must be a finite number (at most about 1.8e308 in size), got " + text + ": out of range";
+      case NumberProblem::too_near_zero:
+        return key + " got " + text + ", which " + number_problem_words(NumberProblem::too_near_zero, type);
+      case NumberProblem::out_of_range:
+        if (row.type == ValueType::real) return key + " got " + text + ", which " + number_problem_words(NumberProblem::out_of_range, type);
         return key + " must be " + (text[0] == '-' ? row.range_text() : "<= " + bound_text(b.max)) + ", got " + text;
     }
   const double value = static_cast<double>(*v);

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -78,16 +79,41 @@ ATTNLAB_OPTION_TYPE(std::string)
 // A number as a person writes it (1e-06, 0.5, 32).
 std::string option_text(double v);
 
-// Why parse_option<T> refused `text` for a numeric T (integral or not): not written as a number
-// at all; a point or exponent where a whole number goes (2.5, 1e3); nonzero but too small for T
-// (1e-400); too large for T (1e400, 2^63 for a long).
-enum class NumberProblem { not_a_number, not_whole, too_small, too_large };
-NumberProblem number_problem(const std::string& text, bool integral);
+// What a number type holds, for messages: its name and limits.
+struct NumberType {
+  const char* name;  // "a 32-bit float"
+  bool integral;
+  std::string limits;   // "[-2147483648, 2147483647]", "at most about 3.40282e+38 in size"
+  double nearest_zero;  // the smallest positive value (0 for integers)
+};
+template <class T>
+NumberType number_type() {
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+  using L = std::numeric_limits<T>;
+  const char* name = std::is_same_v<T, float> ? "a 32-bit float" : std::is_floating_point_v<T> ? "a double"
+                     : std::is_unsigned_v<T>  ? "a non-negative integer of 64 bits" : sizeof(T) == 4 ? "a 32-bit integer"
+                                                                                        : "a 64-bit integer";
+  if constexpr (std::is_integral_v<T>)
+    return {name, true, "[" + std::to_string(L::lowest()) + ", " + std::to_string(L::max()) + "]", 0.0};
+  else
+    return {name, false, "at most about " + option_text(static_cast<double>(L::max())) + " in size",
+            static_cast<double>(L::denorm_min())};
+}
 
-// The message for an option whose text parse_option<T> refused; `range` is "[min, max]" when the
-// option has bounds ("" when not), said for a number too large for T.
-std::string unparsed_option_message(const std::string& key, const std::string& text, const char* type_name, bool numeric,
-                                    bool integral, const std::string& range);
+// Why `text` is no value of `type` (when parse_option refused it, or a double does not fit a
+// float): not written as a number at all; a point or exponent where a whole number goes (2.5,
+// 1e3); nonzero but nearer to 0 than the type holds (1e-400); beyond its range (1e400; 2^63 or
+// -1 for an unsigned).
+enum class NumberProblem { not_a_number, not_whole, too_near_zero, out_of_range };
+NumberProblem number_problem(const std::string& text, const NumberType& type);
+// The words for too_near_zero and out_of_range, after the value: "is nonzero but nearer to 0
+// than a 32-bit float can hold (about 1.4e-45): write 0 or a larger value"; "" for the others.
+std::string number_problem_words(NumberProblem problem, const NumberType& type);
+
+// The message for an option whose text parse_option<T> refused (`type` null when T is not a
+// number); `range` is "[min, max]" when the option has bounds, said for a number out of range.
+std::string unparsed_option_message(const std::string& key, const std::string& text, const char* type_name,
+                                    const NumberType* type, const std::string& range);
 
 template <class T>
 T Options::parsed(const std::string& key, T fallback, const std::string& range) const {
@@ -95,10 +121,13 @@ T Options::parsed(const std::string& key, T fallback, const std::string& range) 
   const auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   const auto v = parse_option<T>(it->second.text);
-  constexpr bool numeric = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
-  if (!v)
-    throw SpecError(it->second.where,
-                    unparsed_option_message(key, it->second.text, option_type_name<T>(), numeric, std::is_integral_v<T>, range));
+  if (!v) {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      const NumberType type = number_type<T>();
+      throw SpecError(it->second.where, unparsed_option_message(key, it->second.text, option_type_name<T>(), &type, range));
+    }
+    throw SpecError(it->second.where, unparsed_option_message(key, it->second.text, option_type_name<T>(), nullptr, range));
+  }
   return *v;
 }
 

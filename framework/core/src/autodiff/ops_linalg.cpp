@@ -84,10 +84,11 @@ Var linear(const Var& x, const Var& w, const Var& b) {
   });
 }
 
-// y = relu(x w + b), one node: the ReLU applied in place on the product, so no second tensor
-// of the layer's size is made either way. Backward: dz = dy * [y > 0], written over dy row by
-// row (a node's gradient is dropped after its backward, Var::backward), each row added into db
-// while in cache; then linear's products with dz. The same floats as relu(linear(x, w, b)).
+// y = relu(x w + b);  dz = dy * [y > 0],  dx += dz w^T,  dw += x^T dz,  db += sum over rows of dz.
+// One node: the ReLU is applied in place on the product, so no second tensor of the layer's size
+// is made either way. dz is written over dy row by row (a backward may overwrite its own node's
+// gradient, var.hpp), each row added into db while in cache. The same floats as
+// relu(linear(x, w, b)).
 Var linear_relu(const Var& x, const Var& w, const Var& b) {
   const LinearShape s = linear_shape(x, w, b, "linear_relu");
   Tensor y = linear_value(x, w, b, s);

@@ -109,13 +109,14 @@ Var layer_norm_node(const Var& x, const Var* addend, const Var& gamma, const Var
   parents.push_back(gamma);
   parents.push_back(beta);
   // Backward row by row, each row of dy and xhat read once while in cache: dgamma and dbeta add
-  // the row in (rows in order, as a column sum would), then each input's gradient (the second
-  // computed again, not copied: the first may have been added to an earlier gradient).
+  // the row in (rows in order, as a column sum would), then each input's gradient (with two, the
+  // row is computed once and written or added to each: the first may add to an earlier gradient).
   return graph_node(std::move(y), std::move(parents), [xhat, inv_sigma, d, rows, inputs](Node& n) {
     const float *dy = n.grad.data(), *g = n.parents[inputs]->value.data(), *h = xhat->data();
     float* dgamma = n.wants(inputs) ? n.parents[inputs]->grad_buffer().data() : nullptr;
     float* dbeta = n.wants(inputs + 1) ? n.parents[inputs + 1]->grad_buffer().data() : nullptr;
     std::vector<std::pair<float*, float>> targets;  // taken in order: x and y one node gives (fresh, 0) then (same, 1)
+    std::vector<float> row(inputs > 1 ? d : 0);    // the sum's gradient of one row, given to both inputs
     for (std::size_t i = 0; i < inputs; ++i)
       if (n.wants(i)) targets.push_back(n.parents[i]->grad_target());
     for (std::size_t r = 0; r < rows; ++r) {
@@ -124,7 +125,13 @@ Var layer_norm_node(const Var& x, const Var* addend, const Var& gamma, const Var
         for (std::size_t j = 0; j < d; ++j) dgamma[j] += dyr[j] * hr[j];
       if (dbeta)
         for (std::size_t j = 0; j < d; ++j) dbeta[j] += dyr[j];
-      for (const auto& [dx, beta] : targets) layer_norm_row_backward(dyr, g, hr, (*inv_sigma)[r], dx + r * d, d, beta);
+      if (targets.size() == 1) {
+        layer_norm_row_backward(dyr, g, hr, (*inv_sigma)[r], targets[0].first + r * d, d, targets[0].second);
+        continue;
+      }
+      layer_norm_row_backward(dyr, g, hr, (*inv_sigma)[r], row.data(), d, 0.0f);  // once, for both inputs
+      for (const auto& [dx, beta] : targets)
+        for (std::size_t j = 0; j < d; ++j) dx[r * d + j] = beta == 0.0f ? row[j] : dx[r * d + j] + row[j];
     }
   });
 }

@@ -80,8 +80,9 @@ std::optional<T> parse_real(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (errno || *end != '\0' || !std::isfinite(v)) return std::nullopt;
-  const T t = static_cast<T>(v);  // a float: 1e39 would become inf, 1e-50 zero
-  if (!std::isfinite(t) || (t == 0 && v != 0)) return std::nullopt;
+  if (std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max())) return std::nullopt;  // a float: 1e39 (the cast is UB)
+  const T t = static_cast<T>(v);
+  if (t == 0 && v != 0) return std::nullopt;  // a float: 1e-50 would be 0
   return t;
 }
 
@@ -96,25 +97,36 @@ bool is_number_text(const std::string& text) {
 
 }  // namespace
 
-NumberProblem number_problem(const std::string& text, bool integral) {
+NumberProblem number_problem(const std::string& text, const NumberType& type) {
   if (!is_number_text(text)) return NumberProblem::not_a_number;
-  if (integral && text.find_first_of(".eE") != std::string::npos) return NumberProblem::not_whole;
-  if (!integral && std::fabs(std::strtod(text.c_str(), nullptr)) < 1.0) return NumberProblem::too_small;
-  return NumberProblem::too_large;
+  if (type.integral && text.find_first_of(".eE") != std::string::npos) return NumberProblem::not_whole;
+  const double v = std::strtod(text.c_str(), nullptr);  // 0 or a subnormal when it underflows
+  if (!type.integral && std::fabs(v) < 1.0) return NumberProblem::too_near_zero;
+  return NumberProblem::out_of_range;
 }
 
-std::string unparsed_option_message(const std::string& key, const std::string& text, const char* type_name, bool numeric,
-                                    bool integral, const std::string& range) {
+std::string number_problem_words(NumberProblem problem, const NumberType& type) {
+  if (problem == NumberProblem::too_near_zero)
+    return std::string("is nonzero but nearer to 0 than ") + type.name + " can hold (about " + option_text(type.nearest_zero) +
+           "): write 0 or a larger value";
+  if (problem == NumberProblem::out_of_range)
+    return std::string("is beyond what ") + type.name + " can hold (" + type.limits + ")";
+  return "";
+}
+
+std::string unparsed_option_message(const std::string& key, const std::string& text, const char* type_name,
+                                    const NumberType* type, const std::string& range) {
   const std::string option = "option '" + key + "' ";
-  switch (numeric ? number_problem(text, integral) : NumberProblem::not_a_number) {
+  switch (type ? number_problem(text, *type) : NumberProblem::not_a_number) {
     case NumberProblem::not_a_number:
       break;
     case NumberProblem::not_whole:
       return option + "must be " + type_name + " (a whole number, no point or exponent), got " + text;
-    case NumberProblem::too_small:
-      return option + "is nonzero but too small to be held as a number here, got " + text + ": write 0 or a larger value";
-    case NumberProblem::too_large:
-      return option + (range.empty() ? "is too large to be held as a number here" : "must be in " + range) + ", got " + text;
+    case NumberProblem::too_near_zero:
+      return option + "got " + text + ", which " + number_problem_words(NumberProblem::too_near_zero, *type);
+    case NumberProblem::out_of_range:
+      if (!range.empty()) return option + "must be in " + range + ", got " + text;
+      return option + "got " + text + ", which " + number_problem_words(NumberProblem::out_of_range, *type);
   }
   return option + "must be " + type_name + ", got '" + text + "'";
 }

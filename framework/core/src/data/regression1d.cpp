@@ -33,11 +33,10 @@ Function function_named(const Options& o) {
 
 // Why parse_option<float> refused `word`.
 std::string unreadable_float(const std::string& word) {
-  switch (number_problem(word, false)) {
-    case NumberProblem::too_small: return "is nonzero but too small for a float (write 0 or a value above about 1e-38)";
-    case NumberProblem::too_large: return "is too large for a float (at most about 3.4e38)";
-    default: return "is not a number (decimal notation, e.g. 1.5 or -2e3)";
-  }
+  const NumberType type = number_type<float>();
+  const NumberProblem problem = number_problem(word, type);
+  if (problem == NumberProblem::not_a_number) return "is not a number (decimal notation, e.g. 1.5 or -2e3)";
+  return number_problem_words(problem, type);
 }
 
 // "x y" per line; '#' starts a comment. At least two points.

@@ -26,7 +26,9 @@ struct Node {
   bool has_grad = false;  // set when something accumulated into grad
   bool requires_grad = false;
   std::vector<NodePtr> parents;
-  // Reads this node's `grad` (and `value`) and adds into the parents' gradients.
+  // Reads this node's `grad` (and `value`) and adds into the parents' gradients. It runs once, and
+  // backward() drops `grad` right after (intermediate gradients are not kept), so it may also
+  // overwrite `grad` as scratch (linear_relu masks it in place).
   std::function<void(Node&)> backward;
 
   // The gradient buffer, zero-initialised with the value's shape on first use.
