@@ -13,7 +13,7 @@ namespace attn {
 struct PluginChoice {
   std::string name;
   Options options;
-  std::string where;  // where the name was written (file:line:col), for errors
+  std::string where = {};  // where the name was written (file:line:col), for errors (a default: {name, options} is complete)
 };
 
 // The keys of `options` under "prefix." (the prefix removed); marks them read in `options`.
