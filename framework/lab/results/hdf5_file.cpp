@@ -217,11 +217,15 @@ H5::FileCreatPropList compact_root() {
 // 512, 1024, 2048... (after a user block); the version is the byte that follows. -1: no signature.
 int superblock_version(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    throw H5::FileIException("", errno == EACCES         ? "permission denied"
-                                 : errno == ENOENT       ? no_file_reason(path)
-                                 : errno == ENAMETOOLONG ? (no_file_reason(path) == "no such file" ? std::strerror(errno) : no_file_reason(path))
-                                                         : std::strerror(errno));
+  if (!f) {
+    const int error = errno;
+    std::string why = error == EACCES ? "permission denied" : std::strerror(error);
+    if (error == ENOENT || error == ENAMETOOLONG) {  // no_file_reason names a name no file can have
+      const std::string reason = no_file_reason(path);
+      if (error == ENOENT || reason != "no such file") why = reason;
+    }
+    throw H5::FileIException("", why);
+  }
   static constexpr unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
   int version = -1;
   for (long offset = 0; version < 0; offset = offset == 0 ? 512 : offset * 2) {

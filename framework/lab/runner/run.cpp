@@ -161,9 +161,9 @@ void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<
 
 // Keys that would change nothing for this run are refused, once, at the first key that asks:
 // training options the model's loss does not honour, decoding options for a model that decodes
-// no sentences (and, in check_early_stopping_metric, patience without a metric). (Only here, where a spec is to run: the
-// stored configs that `translate` and `probe` read back go through the spec reader alone, so
-// results files written before these checks still read.)
+// no sentences (and, in check_early_stopping_metric, patience without a metric). Only here,
+// where a spec is to run: the stored configs that `translate` and `probe` read back go through
+// the spec reader alone, so results files written before these checks still read.
 void check_model_takes_training(const RunPlan& plan, const Model& model, std::vector<Diagnostic>& out) {
   const auto refuse = [&](const std::vector<std::string>& keys, const std::string& why) {
     std::string written, first;

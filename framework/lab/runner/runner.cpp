@@ -136,6 +136,13 @@ struct Finished {
   RunRecord record;
 };
 
+// The sweep's run ids in sweep order (a results file's run_order).
+std::vector<std::string> planned_ids(const Spec& spec) {
+  std::vector<std::string> ids;
+  for (const RunPlan& r : spec.runs) ids.push_back(r.id);
+  return ids;
+}
+
 // With --resume: the runs of the existing file that are done (finished, stopped early or
 // diverged), after checking the file was written by this spec with the same overrides.
 // Returns the exit code 2 with a message when it cannot resume.
@@ -143,21 +150,21 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
                                     std::set<std::string>& done, std::size_t& kept_failures) {
   try {
     const ResultsReader existing(p.output);
-    if (existing.header().spec != p.spec.text) {
+    const ResultsHeader header = existing.header();  // read once: each call reads the file's attributes
+    if (header.spec != p.spec.text) {
       std::fprintf(stderr, "attnlab run: --resume: '%s' was written by a different spec than %s; "
                            "resume with the same spec (or start anew with --force)\n", p.output.c_str(), spec_path.c_str());
       return 2;
     }
     const std::string shard = options.shard ? options.shard->str() : "";
-    if (existing.header().shard != shard) {
+    if (header.shard != shard) {
       std::fprintf(stderr, "attnlab run: --resume: '%s' holds %s, not %s; resume it with the same --shard\n", p.output.c_str(),
-                   existing.header().shard.empty() ? "a whole sweep" : ("shard " + existing.header().shard).c_str(),
+                   header.shard.empty() ? "a whole sweep" : ("shard " + header.shard).c_str(),
                    shard.empty() ? "the whole sweep" : ("shard " + shard).c_str());
       return 2;
     }
-    std::vector<std::string> planned;
-    for (const RunPlan& r : p.spec.runs) planned.push_back(r.id);
-    if (const auto& order = existing.header().run_order; !order.empty() && order != planned) {
+    const std::vector<std::string> planned = planned_ids(p.spec);
+    if (const auto& order = header.run_order; !order.empty() && order != planned) {
       std::fprintf(stderr, "attnlab run: --resume: '%s' holds another sweep (%zu runs; this spec and --set plan %zu): resume "
                            "with the same --set sweep.* values (or start anew with --force)\n", p.output.c_str(), order.size(),
                    planned.size());
@@ -192,8 +199,8 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
 std::optional<int> start_results_file(const Prepared& p, const RunnerOptions& options) {
   try {
     remove_leftovers(p.output);
-    ResultsHeader header{p.spec.text, p.spec.path, p.spec.name, p.spec.runs.size(), {}, "", "", "", results_format_version};
-    for (const RunPlan& r : p.spec.runs) header.run_order.push_back(r.id);
+    ResultsHeader header{p.spec.text, p.spec.path, p.spec.name, p.spec.runs.size(), planned_ids(p.spec), "", "", "",
+                         results_format_version};
     if (options.shard) header.shard = options.shard->str();
     create_results_file(p.output, header);
     remove_checkpoints(p.output);  // after: a file that cannot be made keeps the old sweep's checkpoints

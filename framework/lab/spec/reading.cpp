@@ -124,7 +124,6 @@ class Reader {
   std::size_t keys_ = 0;
 };
 
-// The value of a --set: YAML flow text, a list when it reads as one.
 // What is said of a value that holds the control character c.
 std::string control_character_in_value(char c) {
   return "a control character (" + code_point_name(c) +
@@ -155,6 +154,7 @@ bool one_flow_list(const std::string& raw) {
   return rest == std::string::npos || (raw[rest] == '#' && rest > i + 1);
 }
 
+// The value of a --set: YAML flow text, a list when it reads as one.
 SpecValue override_value(const std::string& raw, const std::string& where) {
   SpecValue v;
   v.where = where;
