@@ -1,5 +1,6 @@
 // Elementwise primitives. Binary ops broadcast like numpy; Node::accumulate sums a broadcast
 // gradient back down to each parent's shape.
+#include <cmath>
 #include <type_traits>
 
 #include <xtensor/xmath.hpp>
@@ -73,6 +74,25 @@ Var relu(const Var& x) {
     if (!n.wants(0)) return;
     const auto [dx, beta] = n.parents[0]->grad_target();
     relu_row_backward(n.value.data(), n.grad.data(), dx, n.value.size(), beta);
+  });
+}
+
+// y = x Phi(x) = x (1 + erf(x / sqrt 2)) / 2 (exact GELU, PyTorch's nn.GELU());
+// dx += dy (Phi(x) + x phi(x)), phi(x) = e^(-x^2/2) / sqrt(2 pi)
+Var gelu(const Var& x) {
+  Tensor y = Tensor::from_shape(x.shape());
+  const float* in = x.value().data();
+  for (std::size_t i = 0; i < y.size(); ++i) y.data()[i] = 0.5f * in[i] * (1.0f + std::erf(in[i] * 0.70710678f));
+  return graph_node(std::move(y), {x}, [](Node& n) {
+    if (!n.wants(0)) return;
+    const Tensor& x = n.parents[0]->value;
+    Tensor dx = Tensor::from_shape(x.shape());
+    for (std::size_t i = 0; i < dx.size(); ++i) {
+      const float v = x.data()[i];
+      const float cdf = 0.5f * (1.0f + std::erf(v * 0.70710678f)), pdf = 0.39894228f * std::exp(-0.5f * v * v);
+      dx.data()[i] = n.grad.data()[i] * (cdf + v * pdf);
+    }
+    n.accumulate(0, std::move(dx));
   });
 }
 

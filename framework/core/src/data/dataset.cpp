@@ -20,13 +20,37 @@ int pad_sequence(const std::vector<int>& ids, std::size_t num_steps, int* row) {
   return static_cast<int>(line.size());
 }
 
+IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows) {
+  Shape shape(t.shape().begin(), t.shape().end());
+  const std::size_t per = t.size() / std::max<std::size_t>(shape[0], 1);
+  shape[0] = rows.size();
+  IntTensor out = IntTensor::from_shape(shape);
+  for (std::size_t i = 0; i < rows.size(); ++i) std::copy_n(t.data() + rows[i] * per, per, out.data() + i * per);
+  return out;
+}
+
+const char* to_string(InputKind kind) {
+  switch (kind) {
+    case InputKind::tokens: return "tokens";
+    case InputKind::image: return "image";
+    case InputKind::graph: return "graph";
+    case InputKind::frames: return "frames";
+  }
+  return "?";
+}
+
+const VectorSplit& probe_split(const VectorData& data) {
+  return data.probe.size() ? data.probe : data.valid.size() ? data.valid : data.train;
+}
+
 const SequenceSplit& probe_split(const SequenceData& data) {
   return data.probe.size() ? data.probe : data.valid.size() ? data.valid : data.train;
 }
 
 std::size_t probe_examples(const Data& data) {
-  const auto* seq = std::get_if<SequenceData>(&data);
-  return seq ? probe_split(*seq).size() : 1;
+  if (const auto* seq = std::get_if<SequenceData>(&data)) return probe_split(*seq).size();
+  if (const auto* sets = std::get_if<VectorData>(&data)) return probe_split(*sets).size();
+  return 1;
 }
 
 SequenceSplit make_split(const std::vector<std::vector<int>>& src, const std::vector<std::vector<int>>& tgt,

@@ -53,15 +53,6 @@ Tensor row_of(const Tensor& t, std::size_t b) {
 
 }  // namespace
 
-IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows) {
-  Shape shape(t.shape().begin(), t.shape().end());
-  const std::size_t per = t.size() / std::max<std::size_t>(shape[0], 1);
-  shape[0] = rows.size();
-  IntTensor out = IntTensor::from_shape(shape);
-  for (std::size_t i = 0; i < rows.size(); ++i) std::copy_n(t.data() + rows[i] * per, per, out.data() + i * per);
-  return out;
-}
-
 Var take_rows(const Var& x, const std::vector<std::size_t>& rows) {
   IntTensor idx = IntTensor::from_shape({rows.size()});
   for (std::size_t i = 0; i < rows.size(); ++i) idx(i) = static_cast<int>(rows[i]);

@@ -23,6 +23,7 @@ Var add_scalar(const Var& x, float s); // x + s
 Var tanh(const Var& x);
 Var sigmoid(const Var& x);
 Var relu(const Var& x);
+Var gelu(const Var& x);  // x Phi(x), the exact GELU (erf), as PyTorch's nn.GELU()
 Var exp(const Var& x);
 Var log(const Var& x);
 Var sqrt(const Var& x);

@@ -1,6 +1,8 @@
-// Datasets: what a model trains and is evaluated on. Two families:
+// Datasets: what a model trains and is evaluated on. Three families:
 //   RegressionData   1-D inputs and targets (Nadaraya-Watson regression)
 //   SequenceData     pairs of token sequences padded to num_steps, with valid lengths
+//   VectorData       sets of vectors (tokens, an image's pixels, a graph's nodes, speech
+//                    frames) with one label each (vector_sets.hpp)
 // A DatasetSource is a registered plugin kind: constructed from its options (so a spec is
 // validated without loading anything), then load() generates or reads the data.
 #pragma once
@@ -8,6 +10,7 @@
 #include <string>
 #include <variant>
 
+#include "attnlab/data/vector_sets.hpp"
 #include "attnlab/data/vocab.hpp"
 #include "attnlab/footprint.hpp"
 #include "attnlab/options.hpp"
@@ -43,7 +46,7 @@ struct SequenceData {
   SequenceSplit probe;  // probe_size examples (fewer if the data has fewer); empty: the evaluation split serves
 };
 
-using Data = std::variant<RegressionData, SequenceData>;
+using Data = std::variant<RegressionData, SequenceData, VectorData>;
 
 // The split the probe examples come from: SequenceData::probe when the data has one, else the
 // evaluation split (valid, or train when there is no valid).
@@ -71,6 +74,9 @@ class DatasetSource {
 // A dataset file's path: relative paths are taken from `base_dir` (the spec's directory) when
 // the file is there, else from the current directory.
 std::string resolve_data_path(const std::string& path, const std::string& base_dir);
+
+// Rows `rows` (along axis 0) of a split's tensor, in that order: a batch.
+IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows);
 
 // d2l's truncate_pad of `ids` + <eos> to num_steps; returns the valid length.
 int pad_sequence(const std::vector<int>& ids, std::size_t num_steps, int* row);

@@ -94,9 +94,8 @@ class SequenceModel : public Model {
   bool d2l_loss_;  // option loss: d2l (sum over the batch of per-sequence means) or token_mean
 };
 
-// Rows `rows` (along axis 0) of a split's tensors (a batch), or of a decoder state's tensors
-// (reordered by beam search); the Var version is index_select, so gradients flow.
-IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows);
+// Rows `rows` (along axis 0) of a decoder state's tensors (reordered by beam search): index_select,
+// so gradients flow. (A split's rows: take_rows in data/dataset.hpp.)
 Var take_rows(const Var& x, const std::vector<std::size_t>& rows);
 // <bos> followed by target[:, :-1] (teacher forcing).
 IntTensor decoder_inputs(const IntTensor& tgt);

@@ -1,0 +1,54 @@
+// One label per input: the shared machinery of the classifiers (`vit`, `encoder_classifier`)
+// over sets of vectors (data/vector_sets.hpp). A model implements logits(); this class trains
+// it with the mean cross-entropy of the batch, and evaluates it:
+//   valid_loss               mean cross-entropy over the evaluation split
+//   valid_accuracy           fraction of sets whose argmax logit is their label
+//   valid_accuracy.<class>   the same over the sets of one class (recall of that class)
+//   the confusion matrix     C[true, predicted] (counts), kept for plot_data ("confusion")
+// The attention recorded for a probe example is every layer's self-attention over the set.
+#pragma once
+
+#include "attnlab/models/model.hpp"
+#include "attnlab/nn/forward_context.hpp"
+
+namespace attn {
+
+class Classifier : public Model {
+ public:
+  Classifier(const ModelArgs& args, const std::string& model);
+
+  std::size_t train_size() const override { return data_.train.size(); }
+  LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) override;
+  Metrics evaluate(bool full) override;
+  std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
+  // "confusion": the last evaluation's confusion matrix [classes, classes] (true, predicted).
+  NamedTensors plot_data() override;
+
+  struct Prediction {
+    std::size_t label = 0;
+    std::vector<float> probabilities;  // [classes]
+    ExampleAttention attention;
+  };
+  // The classes of sets `rows` of `split`, with their probabilities and attention.
+  std::vector<Prediction> predict(const VectorSplit& split, const std::vector<std::size_t>& rows);
+  const VectorData& data() const { return data_; }
+
+ protected:
+  // Logits [B, classes] of a batch of sets. With `weights`, each layer's attention
+  // [B, heads, n_q, n_k] is appended to it.
+  virtual Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) = 0;
+  // Names of the positions the attention runs over for set `row` of `batch` (a <cls> a model
+  // prepends, the tokens, "(r, c)" for a pixel or patch).
+  virtual std::vector<std::string> position_labels(const VectorBatch& batch, std::size_t row) const;
+
+  const VectorData& data_;
+
+ private:
+  const VectorSplit& eval_split() const { return data_.valid.size() ? data_.valid : data_.train; }
+  Tensor confusion_;  // [classes, classes] of the last evaluation
+};
+
+// The data a classifier reads: the VectorData of `args`, or a clear error naming `model`.
+const VectorData& vector_data(const ModelArgs& args, const std::string& model);
+
+}  // namespace attn

@@ -1,0 +1,85 @@
+#include "idx_file.hpp"
+
+#include <stdexcept>
+
+#include <zlib.h>
+
+namespace attn {
+namespace {
+
+class GzFile {
+ public:
+  explicit GzFile(const std::string& path) : path_(path), file_(gzopen(path.c_str(), "rb")) {
+    if (!file_) throw std::runtime_error(path + ": cannot be opened");
+  }
+  ~GzFile() { gzclose(file_); }
+  GzFile(const GzFile&) = delete;
+  GzFile& operator=(const GzFile&) = delete;
+
+  // Up to n bytes into out; how many were read (fewer at the end of the file).
+  std::size_t read(void* out, std::size_t n) {
+    const int got = gzread(file_, out, static_cast<unsigned>(n));
+    if (got < 0) {
+      int code = 0;
+      const char* why = gzerror(file_, &code);
+      throw std::runtime_error(path_ + ": the gzip data is damaged (" + (why ? why : "zlib error") + ")");
+    }
+    return static_cast<std::size_t>(got);
+  }
+
+ private:
+  std::string path_;
+  gzFile file_;
+};
+
+std::uint32_t big_endian(const unsigned char* b) {
+  return (std::uint32_t(b[0]) << 24) | (std::uint32_t(b[1]) << 16) | (std::uint32_t(b[2]) << 8) | std::uint32_t(b[3]);
+}
+
+std::string hex(const unsigned char* b) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out = "0x";
+  for (int i = 0; i < 4; ++i) out += {digits[b[i] >> 4], digits[b[i] & 15]};
+  return out;
+}
+
+}  // namespace
+
+IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t max_elements) {
+  GzFile file(path);
+  unsigned char magic[4] = {0, 0, 0, 0};
+  const std::string expected = rank == 1 ? "0x00000801" : "0x0000080" + std::to_string(rank);
+  if (file.read(magic, 4) < 4 || magic[0] != 0 || magic[1] != 0 || magic[2] != 0x08 || magic[3] != rank)
+    throw std::runtime_error(path + ": not an IDX file of " + std::to_string(rank) + "-dimensional bytes: magic number " +
+                             hex(magic) + ", expected " + expected + " (" + (rank == 1 ? "labels" : "images") + ")");
+  IdxArray out;
+  std::size_t elements = 1;
+  for (std::size_t i = 0; i < rank; ++i) {
+    unsigned char b[4];
+    if (file.read(b, 4) < 4) throw std::runtime_error(path + ": the IDX header ends early (truncated file)");
+    const std::size_t n = big_endian(b);
+    if (n == 0) throw std::runtime_error(path + ": size " + std::to_string(i) + " of the IDX header is 0");
+    if (n > max_elements / elements)
+      throw std::runtime_error(path + ": the IDX header's sizes promise more than " + std::to_string(max_elements) +
+                               " elements (an absurd size: a damaged or foreign file)");
+    elements *= n;
+    out.shape.push_back(n);
+  }
+  // Read in pieces, so a header promising more than the file holds allocates only what is there.
+  constexpr std::size_t piece = std::size_t(1) << 20;
+  while (out.data.size() < elements) {
+    const std::size_t at = out.data.size(), want = std::min(piece, elements - at);
+    out.data.resize(at + want);
+    const std::size_t got = file.read(out.data.data() + at, want);
+    out.data.resize(at + got);
+    if (got < want)
+      throw std::runtime_error(path + ": truncated: the header promises " + std::to_string(elements) + " bytes of data, the file holds " +
+                               std::to_string(out.data.size()));
+  }
+  unsigned char extra;
+  if (file.read(&extra, 1) != 0)
+    throw std::runtime_error(path + ": goes on after the " + std::to_string(elements) + " bytes its IDX header promises (a damaged or foreign file)");
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,140 @@
+#include "attnlab/models/classifier.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/autodiff/ops.hpp"
+#include "attnlab/models/transformer_blocks.hpp"
+
+namespace attn {
+namespace {
+
+constexpr std::size_t eval_batch = 256;
+
+// Cross-entropy per set of logits [B, C] against labels [B]: the sequence loss with one step.
+Var cross_entropy(const Var& logits, const IntTensor& labels) {
+  const std::size_t b = logits.dim(0), c = logits.dim(1);
+  IntTensor steps = IntTensor::from_shape({b, 1}), ones = IntTensor::from_shape({b});
+  std::copy(labels.begin(), labels.end(), steps.begin());
+  std::fill(ones.begin(), ones.end(), 1);
+  return masked_cross_entropy(reshape(logits, {b, 1, c}), steps, ones);  // [B]
+}
+
+std::size_t argmax(const float* p, std::size_t n) { return static_cast<std::size_t>(std::max_element(p, p + n) - p); }
+
+// A class name as a metric-name part: spaces become underscores ("ankle boot" -> ankle_boot).
+std::string metric_part(std::string name) {
+  std::replace(name.begin(), name.end(), ' ', '_');
+  return name;
+}
+
+}  // namespace
+
+const VectorData& vector_data(const ModelArgs& args, const std::string& model) {
+  if (const auto* d = std::get_if<VectorData>(&args.data)) {
+    if (d->classes.empty())
+      throw std::invalid_argument("model '" + model + "' predicts one class per input, but the dataset has no classes");
+    return *d;
+  }
+  throw std::invalid_argument("model '" + model + "' predicts one label per input and needs a dataset of labelled sets "
+                              "(fashion_mnist, or sequence_task with a classification task such as 'sorted' or 'majority'); "
+                              "this dataset gives sequence or regression targets (for those: seq2seq, transformer, encoder_tagger, nadaraya_watson)");
+}
+
+Classifier::Classifier(const ModelArgs& args, const std::string& model) : data_(vector_data(args, model)) {}
+
+LossResult Classifier::loss(const std::vector<std::size_t>& batch, const TrainingStep& step) {
+  const VectorBatch b = data_.train.sets->batch(batch);
+  const Var per_set = cross_entropy(logits(b, ForwardContext::training(step.rng), nullptr), take_rows(data_.train.labels, batch));
+  const Var total = sum(per_set);
+  LossResult r;
+  r.loss = total / static_cast<float>(batch.size());
+  r.sum = static_cast<double>(total.item());
+  r.count = static_cast<double>(batch.size());
+  return r;
+}
+
+Metrics Classifier::evaluate(bool) {
+  const VectorSplit& split = eval_split();
+  const std::size_t classes = data_.classes.size();
+  confusion_ = xt::zeros<float>({classes, classes});
+  double loss = 0.0;
+  for (std::size_t first = 0; first < split.size(); first += eval_batch) {
+    std::vector<std::size_t> rows(std::min(eval_batch, split.size() - first));
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = first + i;
+    const IntTensor labels = take_rows(split.labels, rows);
+    const Var out = logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr);  // [B, C]
+    loss += static_cast<double>(sum(cross_entropy(out, labels)).item());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      confusion_(static_cast<std::size_t>(labels(i)), argmax(out.value().data() + i * classes, classes)) += 1.0f;
+  }
+  const std::string prefix = data_.valid.size() ? "valid_" : "trainset_";
+  const double n = static_cast<double>(std::max<std::size_t>(split.size(), 1));
+  double correct = 0.0;
+  Metrics m;
+  for (std::size_t c = 0; c < classes; ++c) {
+    double in_class = 0.0;
+    for (std::size_t p = 0; p < classes; ++p) in_class += confusion_(c, p);
+    correct += confusion_(c, c);
+    m[prefix + "accuracy." + metric_part(data_.classes[c])] = in_class > 0 ? confusion_(c, c) / in_class : std::nan("");
+  }
+  m[prefix + "loss"] = loss / n;
+  m[prefix + "accuracy"] = correct / n;
+  return m;
+}
+
+NamedTensors Classifier::plot_data() {
+  if (confusion_.dimension() != 2) evaluate(true);
+  return {{"confusion", confusion_}};
+}
+
+std::vector<std::string> Classifier::position_labels(const VectorBatch& batch, std::size_t row) const {
+  const std::size_t n = static_cast<std::size_t>(batch.lens(row));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (data_.kind == InputKind::tokens) out.push_back(data_.vocab.token(batch.tokens(row, i)));
+    else if (data_.grid_cols) out.push_back("(" + std::to_string(i / data_.grid_cols) + "," + std::to_string(i % data_.grid_cols) + ")");
+    else out.push_back(std::to_string(i));
+  }
+  return out;
+}
+
+std::vector<Classifier::Prediction> Classifier::predict(const VectorSplit& split, const std::vector<std::size_t>& rows) {
+  if (rows.empty()) return {};
+  const VectorBatch batch = split.sets->batch(rows);
+  std::vector<Var> weights;
+  const Tensor probs = softmax(logits(batch, ForwardContext::evaluation(), &weights)).value();  // [B, C]
+  const std::size_t classes = data_.classes.size();
+  const Tensor stacked = weights.empty() ? Tensor() : stack_layers(weights);  // [B, layer, head, n_q, n_k]
+  std::vector<Prediction> out(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Prediction& p = out[i];
+    p.probabilities.assign(probs.data() + i * classes, probs.data() + (i + 1) * classes);
+    p.label = argmax(p.probabilities.data(), classes);
+    ExampleAttention& ex = p.attention;
+    ex.example = rows[i];
+    ex.source = split.sets->describe(rows[i]);
+    ex.target = data_.classes[static_cast<std::size_t>(split.labels(rows[i]))];
+    ex.prediction = data_.classes[p.label];
+    if (weights.empty()) continue;
+    const std::size_t per = stacked.size() / stacked.shape()[0];
+    Tensor w = Tensor::from_shape({stacked.shape()[1], stacked.shape()[2], stacked.shape()[3], stacked.shape()[4]});
+    std::copy_n(stacked.data() + i * per, per, w.data());
+    std::vector<std::string> labels = position_labels(batch, i);
+    labels.resize(w.shape()[3], "<pad>");
+    ex.maps.push_back({"encoder_self", std::move(w), labels, labels, {}, {}, {}});
+  }
+  return out;
+}
+
+std::vector<ExampleAttention> Classifier::record_attention(const std::vector<std::size_t>& examples) {
+  const VectorSplit& split = probe_split(data_);
+  std::vector<std::size_t> rows;
+  for (std::size_t e : examples)
+    if (e < split.size()) rows.push_back(e);
+  std::vector<ExampleAttention> out;
+  for (Prediction& p : predict(split, rows)) out.push_back(std::move(p.attention));
+  return out;
+}
+
+}  // namespace attn
