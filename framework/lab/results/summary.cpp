@@ -93,9 +93,17 @@ std::size_t display_width(const std::string& t) {
   return n;
 }
 
+// A classifier's per-class metrics ("valid_accuracy.<class>", classifier.hpp) get a table of
+// their own too, one row per sweep point and class.
+const std::vector<std::string> per_class_prefixes = {"valid_accuracy.", "trainset_accuracy."};
+
 }  // namespace
 
 bool is_attention_metric(const std::string& m) { return m.rfind(attention_prefix, 0) == 0; }
+
+bool is_per_class_metric(const std::string& m) {
+  return std::any_of(per_class_prefixes.begin(), per_class_prefixes.end(), [&](const std::string& p) { return m.rfind(p, 0) == 0; });
+}
 
 std::pair<std::string, std::string> attention_metric_parts(const std::string& m) {
   const std::string rest = m.substr(attention_prefix.size());
@@ -170,6 +178,28 @@ std::optional<Table> attention_table(const Summary& s) {
   return t;
 }
 
+// sweep point x class -> each per-class metric (± over seeds).
+std::optional<Table> class_table(const Summary& s) {
+  std::vector<std::string> classes, metrics;
+  for (const std::string& m : s.metrics) {
+    if (!is_per_class_metric(m)) continue;
+    const std::string metric = m.substr(0, m.find('.')), name = m.substr(m.find('.') + 1);
+    if (std::find(classes.begin(), classes.end(), name) == classes.end()) classes.push_back(name);
+    if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) metrics.push_back(metric);
+  }
+  if (classes.empty()) return std::nullopt;
+  Table t{"per class (the confusion matrix: /runs/<id>/data/confusion)", {"sweep point", "class"}, {}};
+  t.header.insert(t.header.end(), metrics.begin(), metrics.end());
+  for (const SummaryRow& r : s.rows)
+    for (const std::string& name : classes) {
+      std::vector<std::string> line = {r.point, name};
+      for (const std::string& metric : metrics) line.push_back(mean_std(r, metric + "." + name));
+      if (std::any_of(line.begin() + 2, line.end(), [](const std::string& v) { return v != "-"; }))
+        t.cells.push_back(std::move(line));  // (a point whose data has no such class has no row)
+    }
+  return t;
+}
+
 }  // namespace
 
 std::string format_number(double v) { return cell(v, TableFormat::text); }
@@ -177,16 +207,17 @@ std::string format_number(double v) { return cell(v, TableFormat::text); }
 std::vector<Table> summary_tables(const Summary& s) {
   Table main{"", {"sweep point", "runs ok"}, {}};
   for (const auto& m : s.metrics)
-    if (!is_attention_metric(m)) main.header.push_back(m);
+    if (!is_attention_metric(m) && !is_per_class_metric(m)) main.header.push_back(m);
   main.header.push_back("wall s");
   for (const SummaryRow& r : s.rows) {
     std::vector<std::string> line = {r.point, std::to_string(r.ok) + "/" + std::to_string(r.runs)};
     for (const auto& m : s.metrics)
-      if (!is_attention_metric(m)) line.push_back(mean_std(r, m));
+      if (!is_attention_metric(m) && !is_per_class_metric(m)) line.push_back(mean_std(r, m));
     line.push_back(format_number(r.wall_mean));
     main.cells.push_back(std::move(line));
   }
   std::vector<Table> tables = {std::move(main)};
+  if (auto per_class = class_table(s)) tables.push_back(std::move(*per_class));
   if (auto attention = attention_table(s)) tables.push_back(std::move(*attention));
   return tables;
 }

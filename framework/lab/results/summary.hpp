@@ -65,6 +65,8 @@ std::string render_table(const std::vector<std::string>& header, const std::vect
                          TableFormat format);
 // Attention metrics are named "attention.<map>.<metric>": is `name` one, and its two parts.
 bool is_attention_metric(const std::string& name);
+// Whether `name` is a classifier's metric of one class ("valid_accuracy.<class>").
+bool is_per_class_metric(const std::string& name);
 std::pair<std::string, std::string> attention_metric_parts(const std::string& name);
 // The one rounding rule of every number a person reads (compare, report, inspect): 4 decimals,
 // or 3 significant digits when very large or very small.

@@ -215,7 +215,7 @@ std::optional<int> start_results_file(const Prepared& p, const RunnerOptions& op
 std::string finished_note(const RunRecord& r) {
   std::string note = r.error;
   if (note.empty())
-    for (const char* m : {"valid_exact_match", "trainset_exact_match", "valid_bleu", "test_mse", "valid_loss", "train_loss"})
+    for (const char* m : {"valid_exact_match", "trainset_exact_match", "valid_accuracy", "trainset_accuracy", "valid_bleu", "test_mse", "valid_loss", "train_loss"})
       if (r.metrics.count(m)) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%s %.4g", m, r.metrics.at(m));

@@ -9,6 +9,7 @@ void register_model_seq2seq(Registry<Model, ModelArgs>& r);
 void register_model_transformer(Registry<Model, ModelArgs>& r);
 void register_model_encoder_tagger(Registry<Model, ModelArgs>& r);
 void register_model_vit(Registry<Model, ModelArgs>& r);
+void register_model_encoder_classifier(Registry<Model, ModelArgs>& r);
 void register_dataset_regression1d(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_sequence_task(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_parallel_corpus(Registry<DatasetSource, DatasetArgs>& r);
@@ -22,6 +23,7 @@ void register_core_builtins(Registries& r) {
   register_model_transformer(r.models);
   register_model_encoder_tagger(r.models);
   register_model_vit(r.models);
+  register_model_encoder_classifier(r.models);
   register_dataset_regression1d(r.datasets);
   register_dataset_sequence_task(r.datasets);
   register_dataset_parallel_corpus(r.datasets);

@@ -4,6 +4,7 @@
 //   reverse: target = source reversed             (attention: the anti-diagonal)
 //   sort:    target = source sorted               (attention: jumps to each digit in order)
 //   add:     source "a+b", target the digits of a + b
+// and classification tasks, one label per string (sorted, majority: sequence_classes.hpp).
 // Source lengths are uniform in [min_len, max_len] (for add: digits per operand, up to
 // max_len / 2). Both sides get <eos>, then are truncated/padded to num_steps.
 // The probe set (probe_size examples) is drawn from a stream of its own, the same for every run
@@ -13,6 +14,7 @@
 
 #include "attnlab/data/dataset.hpp"
 #include "attnlab/registry.hpp"
+#include "sequence_classes.hpp"
 
 namespace attn {
 namespace {
@@ -28,14 +30,22 @@ class SequenceTask final : public DatasetSource {
         num_steps_(a.options.get<std::size_t>("num_steps", 10, 2, 1000)),
         train_where_(first_written(a.options, {"num_train", "num_steps", "max_len"})),
         valid_where_(first_written(a.options, {"num_valid", "num_steps", "max_len"})) {
-    if (task_ != "copy" && task_ != "reverse" && task_ != "sort" && task_ != "add")
-      throw SpecError(a.options.where("task"), "option 'task' must be one of copy, reverse, sort, add; got '" + task_ + "'");
+    if (task_ != "copy" && task_ != "reverse" && task_ != "sort" && task_ != "add" && !is_classification_task(task_))
+      throw SpecError(a.options.where("task"), "option 'task' must be one of copy, reverse, sort, add (sequence targets) "
+                                               "or sorted, majority (one label per string); got '" + task_ + "'");
+    if (is_classification_task(task_) && a.options.has("num_steps"))
+      throw SpecError(a.options.where("num_steps"), "option 'num_steps' pads sequence targets; task '" + task_ +
+                                                        "' gives one label per string (its strings are max_len long at most)");
     if (min_len_ > max_len_)
       throw SpecError(a.options.where("min_len"), "option 'min_len' (" + std::to_string(min_len_) +
                                                         ") must not exceed 'max_len' (" + std::to_string(max_len_) + ")");
   }
 
   Data load(Rng& rng) const override {
+    if (is_classification_task(task_)) {
+      Rng probe_rng(probe_seed);
+      return digit_classification({task_, min_len_, max_len_, num_train_, num_valid_}, rng, probe_rng);
+    }
     std::vector<std::string> tokens = {"<pad>", "<bos>", "<eos>"};
     for (char c = '0'; c <= '9'; ++c) tokens.emplace_back(1, c);
     if (task_ == "add") tokens.emplace_back("+");
@@ -123,7 +133,7 @@ class SequenceTask final : public DatasetSource {
 }  // namespace
 
 void register_dataset_sequence_task(Registry<DatasetSource, DatasetArgs>& r) {
-  r.add<SequenceTask>("sequence_task", "synthetic digit tasks: copy, reverse, sort, add");
+  r.add<SequenceTask>("sequence_task", "synthetic digit tasks: copy, reverse, sort, add; sorted, majority (classification)");
 }
 
 }  // namespace attn

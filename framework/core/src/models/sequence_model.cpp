@@ -13,6 +13,9 @@ namespace {
 
 const SequenceData& sequence_data(const ModelArgs& args, const char* what) {
   if (const auto* d = std::get_if<SequenceData>(&args.data)) return *d;
+  if (std::holds_alternative<VectorData>(args.data))
+    throw std::invalid_argument(std::string(what) + " predicts a target sequence, but this dataset gives one label per input "
+                                "(for those: encoder_classifier, or vit for images)");
   throw std::invalid_argument(std::string(what) + " needs a sequence dataset (sequence_task or parallel_corpus)");
 }
 

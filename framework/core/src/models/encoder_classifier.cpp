@@ -1,0 +1,120 @@
+// Model `encoder_classifier`: one label per input (a sentence's sentiment, an image's class,
+// a spoken word) from the Transformer's encoder (d2l 11.7) over any set of vectors:
+//   X = E[ids] sqrt(d)  (tokens)   or   X = x W_in + b_in  (feature vectors)     [B, n, d]
+//   pool cls:  X = [<cls>; X]  (a learned vector first; valid lengths + 1)
+//   X = dropout(X + P)          positional: sinusoidal, learned or none
+//   H = encoder blocks          LN(X + MHA(X)), LN(Y + FFN(Y)); padded positions masked
+//   pool cls:  h = H[:, 0]      pool mean: h = mean of H over each set's valid positions
+//   logits = h W + b            [B, classes]
+// Options: d_model, heads, layers, ffn_hidden, dropout, scoring, normalizer, positional,
+// max_len, pool.
+#include <cmath>
+
+#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/models/classifier.hpp"
+#include "attnlab/models/transformer_blocks.hpp"
+#include "attnlab/registries.hpp"
+#include "attnlab/registry.hpp"
+
+namespace attn {
+namespace {
+
+TransformerBlockConfig classifier_blocks(const Options& o) {
+  TransformerBlockConfig c;
+  c.d_model = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
+  c.ffn_hidden = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
+  c.heads = o.get<std::size_t>("heads", 4, 1, 1024);
+  c.dropout = o.get<float>("dropout", 0.0f, 0.0f, 0.99f);
+  c.scoring = plugin_choice(o, "scoring", "scaled_dot");
+  c.normalizer = plugin_choice(o, "normalizer", c.normalizer.name);
+  if (c.d_model % c.heads != 0)
+    throw SpecError(o.where("heads"), "option 'd_model' (" + std::to_string(c.d_model) + ") must be a multiple of 'heads' (" +
+                                          std::to_string(c.heads) + ")");
+  return c;
+}
+
+std::string one_of(const Options& o, const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed) {
+  const std::string v = o.get<std::string>(key, fallback);
+  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return v;
+  std::string list;
+  for (const std::string& a : allowed) list += (list.empty() ? "'" : ", '") + a + "'";
+  throw SpecError(o.where(key), "option '" + key + "' must be one of " + list + "; got '" + v + "'");
+}
+
+class EncoderClassifier final : public Classifier {
+ public:
+  explicit EncoderClassifier(const ModelArgs& a)
+      : Classifier(a, "encoder_classifier"),
+        c_(classifier_blocks(a.options)),
+        pool_(one_of(a.options, "pool", "cls", {"cls", "mean"})),
+        positional_(one_of(a.options, "positional", "sinusoidal", {"sinusoidal", "learned", "none"})),
+        max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len + 1, 1000), 1, 1 << 20)) {
+    const std::size_t positions = data_.max_len + (pool_ == "cls" ? 1 : 0);
+    if (max_len_ < positions)
+      throw SpecError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(max_len_) + ") must be at least the " +
+                                                      std::to_string(positions) + " positions of the dataset's longest input" +
+                                                      (pool_ == "cls" ? " and <cls>" : ""));
+    const ParamScope scope = a.params.child("encoder");
+    if (data_.kind == InputKind::tokens) embedding_.emplace(scope.child("embedding"), data_.vocab.size(), c_.d_model);
+    else input_.emplace(scope.child("input"), data_.dim, c_.d_model);
+    if (pool_ == "cls") cls_ = scope.param("cls", {1, 1, c_.d_model}, Init::normal(0.02f));
+    if (positional_ != "none") positions_.emplace(scope.child("positional"), positional_, max_len_, c_.d_model, c_.dropout);
+    for (std::size_t l = 0, layers = a.options.get<std::size_t>("layers", 2, 1, 64); l < layers; ++l)
+      blocks_.emplace_back(a.registries, scope.child("block" + std::to_string(l)), c_);
+    output_.emplace(a.params.child("output"), c_.d_model, data_.classes.size());
+  }
+
+ protected:
+  Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) override {
+    const std::size_t b = batch.size();
+    Var x = embedding_ ? (*embedding_)(batch.tokens) * std::sqrt(static_cast<float>(c_.d_model))
+                       : (*input_)(constant(batch.vectors));  // [B, n, d]
+    IntTensor lens = batch.lens;
+    if (cls_.defined()) {
+      x = concat({cls_ + constant(xt::zeros<float>({b, std::size_t(1), c_.d_model})), x}, 1);  // [B, 1+n, d]
+      lens += 1;
+    }
+    x = positions_ ? (*positions_)(x, context) : context.dropout(x, c_.dropout);
+    for (const TransformerEncoderBlock& block : blocks_) {
+      Var w;
+      x = block(x, ValidLens(lens), context, weights ? &w : nullptr);
+      if (weights) weights->push_back(w);
+    }
+    const Var pooled = pool_ == "cls" ? reshape(slice(x, 1, 0, 1), {b, c_.d_model}) : masked_mean(x, lens);  // [B, d]
+    return (*output_)(pooled);
+  }
+
+  std::vector<std::string> position_labels(const VectorBatch& batch, std::size_t row) const override {
+    std::vector<std::string> out = Classifier::position_labels(batch, row);
+    if (cls_.defined()) out.insert(out.begin(), "<cls>");
+    return out;
+  }
+
+ private:
+  // Mean over each row's first lens[b] positions: x [B, n, d] -> [B, d].
+  static Var masked_mean(const Var& x, const IntTensor& lens) {
+    const std::size_t b = x.dim(0), n = x.dim(1);
+    Tensor w = xt::zeros<float>({b, n, std::size_t(1)});
+    for (std::size_t i = 0; i < b; ++i)
+      for (std::size_t j = 0; j < static_cast<std::size_t>(std::max(lens(i), 0)) && j < n; ++j) w(i, j, 0) = 1.0f / static_cast<float>(lens(i));
+    return sum(x * constant(std::move(w)), {1});
+  }
+
+  TransformerBlockConfig c_;
+  std::string pool_, positional_;
+  std::size_t max_len_;
+  std::optional<Embedding> embedding_;
+  std::optional<Linear> input_;
+  Var cls_;
+  std::optional<PositionalEncoding> positions_;
+  std::vector<TransformerEncoderBlock> blocks_;
+  std::optional<Linear> output_;
+};
+
+}  // namespace
+
+void register_model_encoder_classifier(Registry<Model, ModelArgs>& r) {
+  r.add<EncoderClassifier>("encoder_classifier", "a Transformer encoder over a set of vectors (tokens, pixels, frames), one label per input (pool cls or mean)");
+}
+
+}  // namespace attn
