@@ -6,7 +6,7 @@
 // Options: path (a directory holding train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz],
 // t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]; default Debian's
 // dataset-fashion-mnist package), num_train (the first images of the training files),
-// num_valid (the first of the test files), resize.
+// num_valid (the first of the test files), resize (pixels a side; 0, the default: as the files hold them).
 #include <algorithm>
 #include <filesystem>
 
@@ -63,7 +63,7 @@ class FashionMnist final : public DatasetSource {
       : path_(resolve_data_path(a.options.get<std::string>("path", debian_path), a.base_dir)),
         num_train_(a.options.get<std::size_t>("num_train", 60000, 1, max_images)),
         num_valid_(a.options.get<std::size_t>("num_valid", 10000, 0, max_images)),
-        resize_(a.options.get<std::size_t>("resize", 28, 1, 1024)),
+        resize_(a.options.get<std::size_t>("resize", 0, 0, 1024)),
         where_(a.options.where("path")),
         train_where_(first_written(a.options, {"num_train", "resize"})),
         valid_where_(first_written(a.options, {"num_valid", "resize"})) {
@@ -85,14 +85,19 @@ class FashionMnist final : public DatasetSource {
     VectorData d;
     d.kind = InputKind::image;
     d.dim = 1;
-    d.grid_rows = d.grid_cols = resize_;
-    d.max_len = resize_ * resize_;
-    d.train = split("train", num_train_);
+    std::size_t side = 0;
+    d.train = split("train", num_train_, side);
     std::size_t classes = 1 + static_cast<std::size_t>(*std::max_element(d.train.labels.begin(), d.train.labels.end()));
     if (num_valid_ > 0) {
-      d.valid = split("t10k", num_valid_);
+      std::size_t valid_side = 0;
+      d.valid = split("t10k", num_valid_, valid_side);
+      if (valid_side != side)
+        throw std::runtime_error(file_of("t10k-images-idx3-ubyte") + ": images of " + std::to_string(valid_side) + " pixels a side, the training images have " +
+                                 std::to_string(side));
       classes = std::max(classes, 1 + static_cast<std::size_t>(*std::max_element(d.valid.labels.begin(), d.valid.labels.end())));
     }
+    d.grid_rows = d.grid_cols = resize_ ? resize_ : side;
+    d.max_len = d.grid_rows * d.grid_cols;
     const bool fashion = path_ == debian_path && classes <= fashion_classes.size();
     for (std::size_t c = 0; c < classes; ++c) d.classes.push_back(fashion ? fashion_classes[c] : std::to_string(c));
     return d;
@@ -114,12 +119,14 @@ class FashionMnist final : public DatasetSource {
     return "";
   }
 
-  // The first `wanted` images and labels of the IDX pair `prefix`-images / `prefix`-labels.
-  VectorSplit split(const std::string& prefix, std::size_t wanted) const {
+  // The first `wanted` images and labels of the IDX pair `prefix`-images / `prefix`-labels;
+  // `side` is set to the images' size (pixels a side, before any resize).
+  VectorSplit split(const std::string& prefix, std::size_t wanted, std::size_t& side) const {
     const std::string images_file = file_of(prefix + "-images-idx3-ubyte"), labels_file = file_of(prefix + "-labels-idx1-ubyte");
     IdxArray images = read_idx_bytes(images_file, 3, max_images * 28 * 28);
     const IdxArray labels = read_idx_bytes(labels_file, 1, max_images);
-    const std::size_t count = images.shape[0], side = images.shape[1];
+    const std::size_t count = images.shape[0];
+    side = images.shape[1];
     if (images.shape[1] != images.shape[2] || side > max_side)
       throw std::runtime_error(images_file + ": images of " + std::to_string(images.shape[1]) + " x " + std::to_string(images.shape[2]) +
                                " pixels; square images up to " + std::to_string(max_side) + " pixels a side are read");
@@ -138,7 +145,7 @@ class FashionMnist final : public DatasetSource {
       s.labels(i) = labels.data[i];
     }
     images.data.resize(wanted * side * side);
-    s.sets = std::make_shared<ImageSets>(std::move(images.data), wanted, side, resize_);
+    s.sets = std::make_shared<ImageSets>(std::move(images.data), wanted, side, resize_ ? resize_ : side);
     return s;
   }
 

@@ -1,0 +1,236 @@
+// Inputs that are sets of vectors: the IDX reader and its errors, Fashion-MNIST as pixel sets
+// on a grid, sequence_task's classification tasks, and the classifiers (vit,
+// encoder_classifier) trained end to end, with their metrics and refusals.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+
+#include <zlib.h>
+
+#include "attnlab/attnlab.hpp"
+#include "attnlab/models/classifier.hpp"
+#include "attnlab/training/trainer.hpp"
+#include "lab/builtins.hpp"
+#include "../framework/core/src/data/idx_file.hpp"
+#include "../framework/core/src/data/image_resize.hpp"
+#include "golden.hpp"
+#include "test_support.hpp"
+
+using namespace attn;
+using attn::test::TempDir;
+
+namespace {
+
+std::string be32(std::uint32_t v) {
+  return {char(v >> 24), char((v >> 16) & 255), char((v >> 8) & 255), char(v & 255)};
+}
+
+// An IDX file of `rank` sizes and `payload` bytes, plain or gzipped.
+void write_idx(const std::string& path, const std::vector<std::uint32_t>& sizes, const std::string& payload, bool gzip = false,
+               char type = 0x08) {
+  std::string bytes = {0, 0, type, char(sizes.size())};
+  for (std::uint32_t s : sizes) bytes += be32(s);
+  bytes += payload;
+  if (!gzip) {
+    std::ofstream(path, std::ios::binary) << bytes;
+    return;
+  }
+  gzFile f = gzopen(path.c_str(), "wb");
+  gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
+  gzclose(f);
+}
+
+std::string read_error(const std::string& path, std::size_t rank) {
+  try {
+    read_idx_bytes(path, rank, 1000000);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A directory of tiny IDX files: `n` 4x4 images whose pixel (r, c) is 16 r + c + image, labels i % 3.
+void write_image_set(const TempDir& dir, std::size_t n) {
+  for (const std::string prefix : {"train", "t10k"}) {
+    std::string pixels, labels;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t p = 0; p < 16; ++p) pixels += char(16 * (p / 4) + p % 4 + i);
+      labels += char(i % 3);
+    }
+    write_idx(dir / (prefix + "-images-idx3-ubyte.gz"), {std::uint32_t(n), 4, 4}, pixels, true);
+    write_idx(dir / (prefix + "-labels-idx1-ubyte"), {std::uint32_t(n)}, labels);
+  }
+}
+
+Data load(const std::string& dataset, const std::vector<std::pair<std::string, std::string>>& options) {
+  Options o;
+  for (const auto& [k, v] : options) o.set(k, v, "spec.yaml:4:3");
+  auto source = attn::test::builtins().datasets.create(dataset, DatasetArgs{o, ""});
+  Rng rng(1);
+  return source->load(rng);
+}
+
+}  // namespace
+
+TEST_CASE("IDX files: gzipped and plain read alike; every damage is named with the file", "[data][idx]") {
+  TempDir dir("attnlab-idx");
+  write_idx(dir / "plain", {2, 2, 3}, "abcdefghijkl");
+  write_idx(dir / "packed.gz", {2, 2, 3}, "abcdefghijkl", true);
+  for (const std::string name : {"plain", "packed.gz"}) {
+    const IdxArray a = read_idx_bytes(dir / name, 3, 100);
+    CHECK(a.shape == std::vector<std::size_t>{2, 2, 3});
+    CHECK(std::string(a.data.begin(), a.data.end()) == "abcdefghijkl");
+  }
+  write_idx(dir / "labels", {3}, "abc");
+  CHECK_THAT(read_error(dir / "labels", 3), Catch::Contains("magic number 0x00000801, expected 0x00000803 (images)"));
+  write_idx(dir / "floats", {2}, "abcdefgh", false, 0x0d);
+  CHECK_THAT(read_error(dir / "floats", 1), Catch::Contains("magic number 0x00000d01"));
+  write_idx(dir / "short", {2, 2, 3}, "abcdefghij");
+  CHECK_THAT(read_error(dir / "short", 3), Catch::Contains("truncated: the header promises 12 bytes of data, the file holds 10"));
+  write_idx(dir / "long", {2, 2, 3}, "abcdefghijklm");
+  CHECK_THAT(read_error(dir / "long", 3), Catch::Contains("goes on after the 12 bytes"));
+  write_idx(dir / "absurd", {4000000000u, 60000, 60000}, "abc");
+  CHECK_THAT(read_error(dir / "absurd", 3), Catch::Contains("promise more than 1000000 elements"));
+  write_idx(dir / "zero", {0, 28, 28}, "");
+  CHECK_THAT(read_error(dir / "zero", 3), Catch::Contains("size 0 of the IDX header is 0"));
+  std::ofstream(dir / "bad.gz", std::ios::binary) << std::string("\x1f\x8b\x08\x00garbage-not-deflate", 23);
+  CHECK_THAT(read_error(dir / "bad.gz", 3), Catch::Contains(dir / "bad.gz"));
+  CHECK_THAT(read_error(dir / "missing", 3), Catch::Contains("cannot be opened"));
+}
+
+TEST_CASE("fashion_mnist: images reach a model as pixel vectors on a grid, the test split validates", "[data][images]") {
+  TempDir dir("attnlab-images");
+  write_image_set(dir, 5);
+  const Data data = load("fashion_mnist", {{"path", dir.path.string()}, {"num_train", "4"}, {"num_valid", "2"}});
+  const auto& d = std::get<VectorData>(data);
+  CHECK(d.kind == InputKind::image);
+  CHECK(d.grid_rows == 4);
+  CHECK(d.grid_cols == 4);
+  CHECK(d.classes == std::vector<std::string>{"0", "1", "2"});  // not the package: numbered classes
+  CHECK(d.train.size() == 4);
+  CHECK(d.valid.size() == 2);
+  const VectorBatch b = d.train.sets->batch({3, 1});
+  REQUIRE(b.vectors.shape() == std::vector<std::size_t>{2, 16, 1});
+  CHECK(b.vectors(0, 6, 0) == Approx((16.0 * 1 + 2 + 3) / 255.0));  // image 3, pixel (1, 2)
+  CHECK(b.lens(1) == 16);
+  CHECK(d.train.labels(3) == 0);
+
+}
+
+TEST_CASE("resizing matches torchvision's Resize on PIL images byte for byte, up (28 -> 96) and down (28 -> 20)", "[data][images][golden]") {
+  const attn::test::Golden g("resize.txt");
+  std::vector<std::uint8_t> image(g["image"].begin(), g["image"].end());
+  for (const std::size_t side : {96, 20}) {
+    std::vector<std::uint8_t> out(side * side);
+    ImageResize(28, 28, side, side)(image.data(), out.data());
+    const Tensor& expected = g["resized" + std::to_string(side)];
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) differ += out[i] != static_cast<std::uint8_t>(expected.data()[i]);
+    INFO("side " << side);
+    CHECK(differ == 0);
+  }
+}
+
+namespace {
+
+std::shared_ptr<Model> make_model(const std::string& name, const Data& data, const std::vector<std::pair<std::string, std::string>>& options,
+                                  ParamStore& store, Rng& rng) {
+  Options o;
+  for (const auto& [k, v] : options) o.set(k, v, "spec.yaml:9:" + std::to_string(3 + k.size()));
+  auto model = attn::test::builtins().models.create(name, ModelArgs{attn::test::builtins(), ParamScope(store, rng), o, data});
+  o.require_all_read("model");
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("sequence_task's classification tasks: one label per string, from the strings themselves", "[data][classification]") {
+  for (const std::string task : {"sorted", "majority"}) {
+    const Data data = load("sequence_task", {{"task", task}, {"num_train", "300"}, {"num_valid", "50"}});
+    const auto& d = std::get<VectorData>(data);
+    CHECK(d.kind == InputKind::tokens);
+    CHECK(d.classes.size() == (task == "sorted" ? 2u : 10u));
+    CHECK(d.probe.size() == probe_size);
+    const VectorBatch b = d.train.sets->batch({0, 1, 2, 3, 4, 5, 6, 7});
+    std::size_t sorted = 0;
+    for (std::size_t i = 0; i < 300; ++i) sorted += task == "sorted" && d.train.labels(i) == 1;
+    if (task == "sorted") CHECK(sorted > 100);  // half are drawn sorted
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      std::vector<int> digits(b.tokens.data() + i * d.max_len, b.tokens.data() + i * d.max_len + b.lens(i));
+      std::array<int, 13> count{};
+      for (int t : digits) ++count[static_cast<std::size_t>(t)];
+      const int label = d.train.labels(i);
+      if (task == "sorted") CHECK((label == 1) == std::is_sorted(digits.begin(), digits.end()));
+      else CHECK(*std::max_element(count.begin() + 3, count.end()) == count[static_cast<std::size_t>(label + 3)]);
+    }
+  }
+  Options o;
+  o.set("task", "majority", "spec.yaml:4:9");
+  o.set("num_steps", "10", "spec.yaml:5:14");
+  CHECK_THROWS_WITH(attn::test::builtins().datasets.create("sequence_task", DatasetArgs{o, ""}),
+                    Catch::Contains("spec.yaml:5:14") && Catch::Contains("one label per string"));
+}
+
+TEST_CASE("encoder_classifier learns the majority digit, pooling <cls> or the mean; metrics per class and a confusion matrix", "[models][classification]") {
+  const Data data = load("sequence_task", {{"task", "majority"}, {"num_train", "1500"}, {"num_valid", "200"}, {"max_len", "7"}});
+  for (const std::string pool : {"cls", "mean"}) {
+    DYNAMIC_SECTION("pool " << pool) {
+      ParamStore store;
+      Rng rng(3);
+      auto model = make_model("encoder_classifier", data, {{"d_model", "32"}, {"heads", "4"}, {"layers", "2"}, {"pool", pool}}, store, rng);
+      TrainConfig c;
+      c.lr = 0.003f;
+      c.epochs = 12;
+      c.batch_size = 32;
+      Trainer trainer(*model, store, attn::test::builtins(), c, 5);
+      REQUIRE(trainer.run() == RunStatus::finished);
+      const Metrics m = model->evaluate(true);
+      CHECK(m.at("valid_accuracy") >= 0.9);
+      const Tensor confusion = model->plot_data().at(0).second;
+      REQUIRE(confusion.shape() == std::vector<std::size_t>{10, 10});
+      CHECK(xt::sum(confusion)() == Approx(200.0));
+      double diagonal = 0;
+      for (std::size_t k = 0; k < 10; ++k) diagonal += confusion(k, k);
+      CHECK(diagonal / 200.0 == Approx(m.at("valid_accuracy")));
+      CHECK(m.count("valid_accuracy.7"));
+      const auto maps = model->record_attention({0, 1});
+      REQUIRE(maps.size() == 2);
+      const AttentionMap& map = maps[0].maps.at(0);
+      CHECK(map.name == "encoder_self");
+      CHECK(map.weights.shape()[0] == 2);  // layers
+      CHECK(map.weights.shape()[1] == 4);  // heads
+      CHECK(map.keys.front() == (pool == "cls" ? "<cls>" : map.keys.front()));
+      CHECK(maps[0].prediction.size() == 1);
+    }
+  }
+}
+
+TEST_CASE("vit on pixel sets: shapes, the patch grid's labels, and its refusals", "[models][vit][errors]") {
+  TempDir dir("attnlab-vit");
+  write_image_set(dir, 6);
+  const Data images = load("fashion_mnist", {{"path", dir.path.string()}, {"num_train", "6"}, {"num_valid", "3"}, {"resize", "8"}});
+  ParamStore store;
+  Rng rng(1);
+  auto vit = make_model("vit", images, {{"patch_size", "4"}, {"d_model", "8"}, {"mlp_hidden", "16"}, {"heads", "2"}}, store, rng);
+  auto& classifier = dynamic_cast<Classifier&>(*vit);
+  const auto predictions = classifier.predict(std::get<VectorData>(images).valid, {0, 2});
+  REQUIRE(predictions.size() == 2);
+  CHECK(predictions[0].probabilities.size() == 3);
+  const AttentionMap& map = predictions[1].attention.maps.at(0);
+  CHECK(map.weights.shape() == std::vector<std::size_t>{2, 2, 5, 5});  // layer, head, <cls> + 4 patches
+  CHECK(map.keys == std::vector<std::string>{"<cls>", "(0,0)", "(0,1)", "(1,0)", "(1,1)"});
+
+  ParamStore other;
+  CHECK_THROWS_WITH(make_model("vit", images, {{"patch_size", "3"}}, other, rng),
+                    Catch::Contains("spec.yaml:9:13: option 'patch_size' (3) must divide the image's 8 x 8 pixels") &&
+                        Catch::Contains("sizes that do: 1, 2, 4, 8"));
+  const Data tokens = load("sequence_task", {{"task", "sorted"}, {"num_train", "10"}});
+  CHECK_THROWS_WITH(make_model("vit", tokens, {}, other, rng), Catch::Contains("reads images"));
+  const Data sequences = attn::test::reverse_task(10);
+  CHECK_THROWS_WITH(make_model("encoder_classifier", sequences, {}, other, rng),
+                    Catch::Contains("predicts one label per input") && Catch::Contains("sequence or regression targets"));
+  CHECK_THROWS_WITH(make_model("transformer", tokens, {}, other, rng), Catch::Contains("gives one label per input"));
+}
