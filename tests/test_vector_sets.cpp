@@ -234,3 +234,30 @@ TEST_CASE("vit on pixel sets: shapes, the patch grid's labels, and its refusals"
                     Catch::Contains("predicts one label per input") && Catch::Contains("sequence or regression targets"));
   CHECK_THROWS_WITH(make_model("transformer", tokens, {}, other, rng), Catch::Contains("gives one label per input"));
 }
+
+TEST_CASE("vit and encoder_classifier: the gradient of the loss to every parameter matches finite differences", "[models][classification][gradcheck]") {
+  TempDir dir("attnlab-vit-grad");
+  write_image_set(dir, 4);
+  const Data images = load("fashion_mnist", {{"path", dir.path.string()}, {"num_train", "3"}, {"num_valid", "0"}, {"resize", "4"}});
+  const Data tokens = load("sequence_task", {{"task", "sorted"}, {"num_train", "3"}, {"max_len", "4"}});
+  struct Case { std::string model; const Data* data; std::vector<std::pair<std::string, std::string>> options; };
+  const std::vector<Case> cases = {
+      {"vit", &images, {{"patch_size", "2"}, {"d_model", "4"}, {"mlp_hidden", "6"}, {"heads", "2"}, {"emb_dropout", "0"}, {"dropout", "0"}, {"position_init", "1"}}},
+      {"encoder_classifier", &tokens, {{"d_model", "4"}, {"ffn_hidden", "6"}, {"heads", "2"}, {"pool", "mean"}}},
+      {"encoder_classifier", &images, {{"d_model", "4"}, {"ffn_hidden", "6"}, {"heads", "2"}, {"positional", "learned"}}},
+  };
+  for (const Case& k : cases) {
+    DYNAMIC_SECTION(k.model << " on " << to_string(std::get<VectorData>(*k.data).kind)) {
+      ParamStore store;
+      Rng init(7);
+      auto model = make_model(k.model, *k.data, k.options, store, init);
+      Rng rng(1), check_rng(2);
+      // float32 central differences, eps 1e-3 (a ReLU's kink is rarely crossed; 1e-2 crossed one)
+      const auto result = gradcheck([&] { return model->loss({0, 1, 2}, TrainingStep{rng}).loss; }, store.items(), check_rng,
+                                    GradCheckOptions{1e-3f, 1e-3f, 2e-2f, 0});
+      INFO(result.report);
+      CHECK(result.checked > 0);
+      CHECK(result.ok);
+    }
+  }
+}
