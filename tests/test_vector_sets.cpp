@@ -243,11 +243,12 @@ TEST_CASE("vit and encoder_classifier: the gradient of the loss to every paramet
   struct Case { std::string model; const Data* data; std::vector<std::pair<std::string, std::string>> options; };
   const std::vector<Case> cases = {
       {"vit", &images, {{"patch_size", "2"}, {"d_model", "4"}, {"mlp_hidden", "6"}, {"heads", "2"}, {"emb_dropout", "0"}, {"dropout", "0"}, {"position_init", "1"}}},
+      {"vit", &images, {{"patch_size", "2"}, {"d_model", "4"}, {"mlp_hidden", "6"}, {"heads", "2"}, {"emb_dropout", "0"}, {"dropout", "0"}, {"position_init", "1"}, {"pool", "mean"}}},
       {"encoder_classifier", &tokens, {{"d_model", "4"}, {"ffn_hidden", "6"}, {"heads", "2"}, {"pool", "mean"}}},
       {"encoder_classifier", &images, {{"d_model", "4"}, {"ffn_hidden", "6"}, {"heads", "2"}, {"positional", "learned"}}},
   };
   for (const Case& k : cases) {
-    DYNAMIC_SECTION(k.model << " on " << to_string(std::get<VectorData>(*k.data).kind)) {
+    DYNAMIC_SECTION(k.model << " on " << to_string(std::get<VectorData>(*k.data).kind) << ", " << k.options.back().first << " " << k.options.back().second) {
       ParamStore store;
       Rng init(7);
       auto model = make_model(k.model, *k.data, k.options, store, init);

@@ -6,7 +6,9 @@
 //   block     X = X + MHA(LN1(X))                 pre-norm; MHA without biases, dropout on weights
 //             X = X + dropout(W_2 dropout(GELU(LN2(X) W_1 + b_1)) + b_2)
 //   head      logits = LN(X[:, 0]) W_h + b_h      [B, classes]
-// Options: patch_size, d_model, mlp_hidden, heads, layers, emb_dropout, dropout, scoring,
+// With pool: mean (d2l's exercise) there is no <cls>: X = dropout(E + P), and the head reads the
+// mean of X over the patches.
+// Options: pool, patch_size, d_model, mlp_hidden, heads, layers, emb_dropout, dropout, scoring,
 // normalizer, position_init (the std of P's initial N(0, s^2): 0.02 as the ViT paper and the
 // next d2l edition; d2l 1.0 draws N(0, 1)). Linear weights start as PyTorch's, U(-a, a) with
 // a = 1/sqrt(fan_in); biases at 0.
@@ -27,6 +29,7 @@ Init torch_linear(std::size_t fan_in) { return Init::uniform(1.0f / std::sqrt(st
 struct VitConfig {
   std::size_t patch = 16, d_model = 512, mlp_hidden = 2048, heads = 8, layers = 2;
   float emb_dropout = 0.1f, dropout = 0.1f, position_init = 0.02f;
+  bool cls = true;  // pool: cls (read <cls>) or mean (the mean over the patches, no <cls>)
   PluginChoice scoring{"scaled_dot", {}, ""};
   PluginChoice normalizer = AttentionConfig{}.normalizer;
 };
@@ -51,6 +54,9 @@ VitConfig vit_config(const Options& o, const VectorData& data) {
   c.position_init = o.get<float>("position_init", c.position_init, 0.0f, 10.0f);
   c.scoring = plugin_choice(o, "scoring", c.scoring.name);
   c.normalizer = plugin_choice(o, "normalizer", c.normalizer.name);
+  const std::string pool = o.get<std::string>("pool", "cls");
+  if (pool != "cls" && pool != "mean") throw SpecError(o.where("pool"), "option 'pool' must be 'cls' or 'mean'; got '" + pool + "'");
+  c.cls = pool == "cls";
   if (data.kind != InputKind::image || data.grid_rows == 0)
     throw SpecError(o.where("patch_size"), std::string("model 'vit' reads images (dataset fashion_mnist); this dataset gives ") +
                                                to_string(data.kind) + " (for those: encoder_classifier)");
@@ -110,8 +116,8 @@ class Vit final : public Classifier {
         rows_(data_.grid_rows / c_.patch),
         cols_(data_.grid_cols / c_.patch),
         embed_(a.params.child("patch_embedding"), patch_dim(), c_.d_model, true, torch_linear(patch_dim())),
-        cls_(a.params.param("cls", {1, 1, c_.d_model}, Init::zeros())),
-        positions_(a.params.param("positional", {1, rows_ * cols_ + 1, c_.d_model}, Init::normal(c_.position_init))),
+        cls_(c_.cls ? a.params.param("cls", {1, 1, c_.d_model}, Init::zeros()) : Var()),
+        positions_(a.params.param("positional", {1, rows_ * cols_ + (c_.cls ? 1 : 0), c_.d_model}, Init::normal(c_.position_init))),
         head_norm_(a.params.child("head").child("norm"), c_.d_model),
         head_(a.params.child("head").child("output"), c_.d_model, data_.classes.size(), true, torch_linear(c_.d_model)) {
     for (std::size_t l = 0; l < c_.layers; ++l) blocks_.emplace_back(a.registries, a.params.child("block" + std::to_string(l)), c_);
@@ -120,19 +126,21 @@ class Vit final : public Classifier {
  protected:
   Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) override {
     const std::size_t b = batch.size();
-    const Var patches = embed_(patchify(constant(batch.vectors)));                          // [B, m, d]
-    const Var cls = cls_ + constant(xt::zeros<float>({b, std::size_t(1), c_.d_model}));     // [B, 1, d]
-    Var x = context.dropout(concat({cls, patches}, 1) + positions_, c_.emb_dropout);       // [B, m+1, d]
+    Var x = embed_(patchify(constant(batch.vectors)));                                     // [B, m, d]
+    if (c_.cls) x = concat({cls_ + constant(xt::zeros<float>({b, std::size_t(1), c_.d_model})), x}, 1);  // [B, m+1, d]
+    x = context.dropout(x + positions_, c_.emb_dropout);
     for (const VitBlock& block : blocks_) {
       Var w;
       x = block(x, context, weights ? &w : nullptr);
       if (weights) weights->push_back(w);
     }
-    return head_(head_norm_(reshape(slice(x, 1, 0, 1), {b, c_.d_model})));  // [B, classes]
+    const Var read = c_.cls ? reshape(slice(x, 1, 0, 1), {b, c_.d_model}) : mean(x, {1});  // [B, d]
+    return head_(head_norm_(read));  // [B, classes]
   }
 
   std::vector<std::string> position_labels(const VectorBatch&, std::size_t) const override {
-    std::vector<std::string> out = {"<cls>"};
+    std::vector<std::string> out;
+    if (c_.cls) out.push_back("<cls>");
     for (std::size_t r = 0; r < rows_; ++r)
       for (std::size_t col = 0; col < cols_; ++col) out.push_back("(" + std::to_string(r) + "," + std::to_string(col) + ")");
     return out;
