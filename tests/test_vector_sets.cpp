@@ -12,6 +12,7 @@
 
 #include "attnlab/attnlab.hpp"
 #include "attnlab/models/classifier.hpp"
+#include "attnlab/plugin_loader.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "lab/builtins.hpp"
 #include "../framework/core/src/data/idx_file.hpp"
@@ -260,5 +261,35 @@ TEST_CASE("vit and encoder_classifier: the gradient of the loss to every paramet
       CHECK(result.checked > 0);
       CHECK(result.ok);
     }
+  }
+}
+
+TEST_CASE("a plugin written for text runs on images and token sets unchanged: the example cosine scoring in vit and encoder_classifier", "[models][classification][plugins]") {
+  Registries r;
+  register_builtins(r);
+  load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);  // plugins/examples/cosine.cpp, written for sequences
+  TempDir dir("attnlab-vit-plugin");
+  write_image_set(dir, 6);
+  const Data images = load("fashion_mnist", {{"path", dir.path.string()}, {"num_train", "6"}, {"num_valid", "3"}, {"resize", "8"}});
+  const Data tokens = load("sequence_task", {{"task", "majority"}, {"num_train", "40"}, {"num_valid", "10"}});
+  for (const auto& [name, data] : std::vector<std::pair<std::string, const Data*>>{{"vit", &images}, {"encoder_classifier", &tokens}}) {
+    ParamStore store;
+    Rng rng(1);
+    Options o;
+    o.set("scoring", "cosine");
+    o.set("normalizer", "sparsemax");
+    o.set("d_model", "8");
+    o.set("heads", "2");
+    if (name == "vit") o.set("patch_size", "4");
+    auto model = r.models.create(name, ModelArgs{r, ParamScope(store, rng), o, *data});
+    TrainConfig c;
+    c.epochs = 2;
+    c.batch_size = 4;
+    Trainer trainer(*model, store, r, c, 1);
+    CHECK(trainer.run() == RunStatus::finished);
+    const auto maps = model->record_attention({0});
+    REQUIRE(maps.size() == 1);
+    const Tensor& w = maps[0].maps.at(0).weights;  // [layer, head, n, n]: sparsemax rows sum to 1
+    CHECK(xt::sum(w)() == Approx(static_cast<float>(w.shape()[0] * w.shape()[1] * w.shape()[2])).epsilon(1e-4));
   }
 }
