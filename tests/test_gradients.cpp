@@ -66,6 +66,8 @@ TEST_CASE("elementwise unary ops", "[gradcheck][autodiff]") {
   REQUIRE_GRADIENTS([&] { return relu(x); }, x);
   REQUIRE_GRADIENTS([&] { return gelu(x); }, x);
   REQUIRE_GRADIENTS([&] { return gelu(scale(x, 3.0f)); }, x);  // into both tails
+  REQUIRE_GRADIENTS([&] { return leaky_relu(x, 0.2f); }, x);
+  REQUIRE_GRADIENTS([&] { return elu(x); }, x);
   REQUIRE_GRADIENTS([&] { return exp(x); }, x);
   REQUIRE_GRADIENTS([&] { return log(pos); }, pos);
   REQUIRE_GRADIENTS([&] { return sqrt(pos); }, pos);

@@ -3,6 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include "attnlab/attnlab.hpp"
+#include "attnlab/models/classifier.hpp"
+#include "attnlab/models/sequence_model.hpp"
+#include "test_support.hpp"
+
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xview.hpp>
 #include "golden.hpp"
 
 using namespace attn;
@@ -48,4 +54,81 @@ TEST_CASE("embedding -> layer norm -> linears -> concat -> log-softmax and frien
   CHECK(max_scaled_error(b1.grad(), g["db1"]) < 1e-5);
   CHECK(max_scaled_error(W2.grad(), g["dW2"]) < 1e-5);
   CHECK(max_scaled_error(b2.grad(), g["db2"]) < 1e-5);
+}
+
+namespace {
+
+// The golden file's images as a split: pixel vectors [N, 64, 1] on an 8 x 8 grid.
+class GoldenImages final : public VectorSets {
+ public:
+  explicit GoldenImages(Tensor pixels) : pixels_(std::move(pixels)) {}
+  std::size_t size() const override { return pixels_.shape()[0]; }
+  VectorBatch batch(const std::vector<std::size_t>& rows) const override {
+    VectorBatch b;
+    b.vectors = take_rows(constant(pixels_), rows).value();
+    b.lens = IntTensor::from_shape({rows.size()});
+    std::fill(b.lens.begin(), b.lens.end(), 64);
+    return b;
+  }
+  std::string describe(std::size_t row) const override { return "image " + std::to_string(row); }
+
+ private:
+  Tensor pixels_;
+};
+
+}  // namespace
+
+TEST_CASE("vit matches a PyTorch twin of d2l's ViT: logits, loss, attention and every gradient; d2l's parameter count", "[golden][models][vit]") {
+  const Golden g("vit.txt");
+  VectorData d;
+  d.kind = InputKind::image;
+  d.dim = 1;
+  d.grid_rows = d.grid_cols = 8;
+  d.max_len = 64;
+  d.classes = {"a", "b", "c"};
+  d.train.sets = std::make_shared<GoldenImages>(g["images"]);
+  d.train.labels = g.ints("labels");
+  const Data data = d;
+  ParamStore store;
+  Rng rng(1);
+  Options o;
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"patch_size", "4"}, {"d_model", "8"}, {"mlp_hidden", "16"}, {"heads", "2"}, {"emb_dropout", "0"}, {"dropout", "0"}})
+    o.set(k, v);
+  auto model = attn::test::builtins().models.create("vit", ModelArgs{attn::test::builtins(), ParamScope(store, rng), o, data});
+  for (const auto& [name, var] : store.items()) {
+    INFO(name);
+    REQUIRE(var.value().shape() == g[name].shape());
+    var.mutable_value() = g[name];
+  }
+  Rng step_rng(2);
+  const Var loss = model->loss({0, 1}, TrainingStep{step_rng}).loss;
+  loss.backward();
+  CHECK(max_scaled_error(loss.value(), g["loss"]) < 1e-5);
+  for (const auto& [name, var] : store.items()) {
+    INFO(name);
+    CHECK(max_scaled_error(var.grad(), g["d" + name]) < 1e-5);
+  }
+  const auto predictions = dynamic_cast<Classifier&>(*model).predict(std::get<VectorData>(data).train, {0, 1});
+  const Tensor probs = softmax(constant(g["logits"])).value();
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(max_scaled_error(Tensor(xt::adapt(predictions[i].probabilities)), xt::view(probs, i)) < 1e-5);
+    const Tensor& w = predictions[i].attention.maps.at(0).weights;  // [layer, head, 5, 5]
+    for (std::size_t l = 0; l < 2; ++l)
+      CHECK(max_scaled_error(xt::view(w, l), xt::view(g["weights" + std::to_string(l)], i)) < 1e-5);
+  }
+
+  // d2l's configuration: as many parameters as d2l's model (PyTorch counted them)
+  VectorData big = d;
+  big.grid_rows = big.grid_cols = 96;
+  big.max_len = 96 * 96;
+  big.classes.resize(10, "x");
+  const Data big_data = big;
+  ParamStore full;
+  Options defaults;
+  auto vit = attn::test::builtins().models.create("vit", ModelArgs{attn::test::builtins(), ParamScope(full, rng), defaults, big_data});
+  std::size_t count = 0;
+  for (const auto& [name, var] : full.items()) count += var.value().size();
+  CHECK(count == static_cast<std::size_t>(g["param_count_d2l"](0)));
+  CHECK(count == 6457866);  // the number docs/datasets-and-models.md and the ViT page quote
 }

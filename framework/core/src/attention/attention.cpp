@@ -40,6 +40,18 @@ Var append_positions(const Var& cached, const std::vector<std::size_t>& order, c
   return constant(std::move(out));
 }
 
+// A bias [B, n_q, n_k] for scores [B', n_q, n_k], B' = B * heads: each sequence's bias repeated
+// for its heads (rows b*heads + j, as split_heads orders them).
+Var per_row(const Var& bias, std::size_t rows) {
+  const std::size_t batch = bias.dim(0);
+  if (rows == batch) return bias;
+  if (batch == 0 || rows % batch != 0)
+    throw std::invalid_argument("attention: a score bias of " + shape_str(bias.shape()) + " for " + std::to_string(rows) + " rows of scores");
+  IntTensor index = IntTensor::from_shape({rows});
+  for (std::size_t r = 0; r < rows; ++r) index(r) = static_cast<int>(r / (rows / batch));
+  return index_select(bias, 0, index);
+}
+
 std::optional<HeadProjections> head_projections(const ParamScope& scope, const AttentionConfig& config,
                                                 const CheckedMode& mode) {
   if (!config.multi_head) return std::nullopt;
@@ -59,11 +71,11 @@ Attention::Attention(const PluginKinds& kinds, const ParamScope& scope, const At
       dropout_(config.dropout) {}
 
 AttentionResult Attention::operator()(const AttentionSources& sources, const ValidLens& lens,
-                                      const ForwardContext& context) const {
+                                      const ForwardContext& context, const Var& score_bias) const {
   const FormedQkv formed = mode_.form(sources);                       // [B, n, d]
   const FormedQkv qkv = heads_ ? heads_->split(formed) : formed;       // [B*h, n, p] for multi-head
   const std::size_t batch = sources.query.dim(0);
-  return attend(qkv, mode_.valid_lens(lens, batch, qkv.queries.dim(1), qkv.keys.dim(1)), context);
+  return attend(qkv, mode_.valid_lens(lens, batch, qkv.queries.dim(1), qkv.keys.dim(1)), context, score_bias);
 }
 
 AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache& cache) const {
@@ -96,17 +108,19 @@ AttentionResult Attention::over_memory(const AttentionSources& sources, const Va
   return attend({queries, cache.keys, cache.values}, mask, ForwardContext::evaluation());
 }
 
-AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context) const {
+AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context,
+                                  const Var& score_bias) const {
   const ValidLens lens = heads_ ? heads_->repeat(mask) : mask;
   AttentionResult pooled;
-  if (scoring_.dot_scale && normalizer_.masked_softmax) {
+  if (scoring_.dot_scale && normalizer_.masked_softmax && !score_bias.defined()) {
     // A dot product and a softmax: fused (the same arithmetic and the same dropout mask; the
     // scores are never stored, and the weights are a constant).
     FusedAttention fused = softmax_attention(qkv.queries, qkv.keys, qkv.values, *scoring_.dot_scale, lens,
                                              context.draw_dropout(dropout_));
     pooled = {std::move(fused.output), std::move(fused.weights)};   // [B', n_q, p_v], [B', n_q, n_k]
   } else {
-    const Var scores = scoring_(qkv.queries, qkv.keys);          // [B', n_q, n_k]
+    Var scores = scoring_(qkv.queries, qkv.keys);                // [B', n_q, n_k]
+    if (score_bias.defined()) scores = scores + per_row(score_bias, scores.dim(0));
     const Var weights = normalizer_(scores, lens);                // [B', n_q, n_k]
     pooled = attention_pooling(weights, qkv.values, dropout_, context);
   }

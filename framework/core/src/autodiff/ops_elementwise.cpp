@@ -77,6 +77,34 @@ Var relu(const Var& x) {
   });
 }
 
+// y = x for x > 0, slope * x otherwise (LeakyReLU);  dx += dy * (x > 0 ? 1 : slope)
+Var leaky_relu(const Var& x, float slope) {
+  Tensor y = Tensor::from_shape(x.shape());
+  const float* in = x.value().data();
+  for (std::size_t i = 0; i < y.size(); ++i) y.data()[i] = in[i] > 0.0f ? in[i] : slope * in[i];
+  return graph_node(std::move(y), {x}, [slope](Node& n) {
+    if (!n.wants(0)) return;
+    const Tensor& x = n.parents[0]->value;
+    Tensor dx = Tensor::from_shape(x.shape());
+    for (std::size_t i = 0; i < dx.size(); ++i) dx.data()[i] = n.grad.data()[i] * (x.data()[i] > 0.0f ? 1.0f : slope);
+    n.accumulate(0, std::move(dx));
+  });
+}
+
+// y = x for x > 0, e^x - 1 otherwise (ELU, alpha 1);  dx += dy * (x > 0 ? 1 : y + 1)
+Var elu(const Var& x) {
+  Tensor y = Tensor::from_shape(x.shape());
+  const float* in = x.value().data();
+  for (std::size_t i = 0; i < y.size(); ++i) y.data()[i] = in[i] > 0.0f ? in[i] : std::expm1(in[i]);
+  return graph_node(std::move(y), {x}, [](Node& n) {
+    if (!n.wants(0)) return;
+    const Tensor& x = n.parents[0]->value;
+    Tensor dx = Tensor::from_shape(x.shape());
+    for (std::size_t i = 0; i < dx.size(); ++i) dx.data()[i] = n.grad.data()[i] * (x.data()[i] > 0.0f ? 1.0f : n.value.data()[i] + 1.0f);
+    n.accumulate(0, std::move(dx));
+  });
+}
+
 // y = x Phi(x) = x (1 + erf(x / sqrt 2)) / 2 (exact GELU, PyTorch's nn.GELU());
 // dx += dy (Phi(x) + x phi(x)), phi(x) = e^(-x^2/2) / sqrt(2 pi)
 Var gelu(const Var& x) {

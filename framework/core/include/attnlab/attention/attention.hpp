@@ -4,7 +4,7 @@
 // into the batch axis before scoring and merged after pooling (multi_head.hpp):
 //   (Q, K, V) = mode(sources)                     [B, n_q, d_q], [B, n_k, d_k], [B, n_k, d_v]
 //   multi-head:  Q, K, V = split(Q W_q, K W_k, V W_v)         [B*h, n, p]
-//   S = score(Q, K)                               [B', n_q, n_k]
+//   S = score(Q, K) (+ a score bias)              [B', n_q, n_k]
 //   A = normalize(S, valid lengths)               [B', n_q, n_k]   (softmax, sigmoid, sparsemax, kernel)
 //   out = dropout(A) V                            [B', n_q, d_v']
 //   multi-head:  out = merge(out) W_o             [B, n_q, hidden], A -> [B, h, n_q, n_k]
@@ -44,6 +44,11 @@ struct KeyValueCache {
   KeyValueCache ordered() const;
 };
 
+// The score bias of a pair that may not attend: low enough that softmax, sigmoid and sparsemax
+// give it weight exactly 0 in float32 (exp(-1e9) and sigma(-1e9) are 0), finite so that no
+// arithmetic makes a NaN of it.
+constexpr float masked_score = -1e9f;
+
 class Attention {
  public:
   // Sizes of the three sources the layer will be called with. Parameters: <scope>.mode.*,
@@ -51,8 +56,12 @@ class Attention {
   Attention(const PluginKinds& kinds, const ParamScope& scope, const AttentionConfig& config,
             std::size_t query_dim, std::size_t key_dim, std::size_t value_dim);
 
+  // `score_bias` [B, n_q, n_k] (the same for every head), when given, is added to the scores
+  // before they are normalized: a structure of the input that is not a valid length. A graph's
+  // adjacency is one: bias 0 on an edge, masked_score off it (gat.cpp).
   AttentionResult operator()(const AttentionSources& sources, const ValidLens& lens,
-                             const ForwardContext& context = ForwardContext::evaluation()) const;
+                             const ForwardContext& context = ForwardContext::evaluation(),
+                             const Var& score_bias = {}) const;
   // The newest positions of a self-attention (sources [B, n, d], evaluation): their keys and
   // values are appended to `cache`; queries attend to every cached position under the mode's
   // mask for those query positions (a causal mode's: all of them). Equals operator() on the
@@ -66,7 +75,8 @@ class Attention {
 
  private:
   // Scores, mask, weights and pooling of formed (and split) queries, keys and values.
-  AttentionResult attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context) const;
+  AttentionResult attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context,
+                         const Var& score_bias = {}) const;
 
   CheckedMode mode_;
   std::optional<HeadProjections> heads_;  // created after the mode and before the scoring

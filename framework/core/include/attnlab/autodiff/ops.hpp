@@ -24,6 +24,8 @@ Var tanh(const Var& x);
 Var sigmoid(const Var& x);
 Var relu(const Var& x);
 Var gelu(const Var& x);  // x Phi(x), the exact GELU (erf), as PyTorch's nn.GELU()
+Var leaky_relu(const Var& x, float slope);  // x > 0 ? x : slope x (GAT's scores, slope 0.2)
+Var elu(const Var& x);  // x > 0 ? x : e^x - 1 (GAT between layers)
 Var exp(const Var& x);
 Var log(const Var& x);
 Var sqrt(const Var& x);
