@@ -7,6 +7,7 @@ void register_scoring_additive(attn::Registries&);
 void register_scoring_gaussian(attn::Registries&);
 void register_scoring_gaussian_learned(attn::Registries&);
 void register_scoring_kernel_functions(attn::Registries&);
+void register_scoring_gat(attn::Registries&);
 void register_cell_rnn(attn::Registries&);
 void register_cell_gru(attn::Registries&);
 void register_cell_lstm(attn::Registries&);
@@ -28,6 +29,7 @@ void register_builtin_plugins(Registries& r) {
   register_scoring_gaussian(r);
   register_scoring_gaussian_learned(r);
   register_scoring_kernel_functions(r);
+  register_scoring_gat(r);
   register_cell_rnn(r);
   register_cell_gru(r);
   register_cell_lstm(r);

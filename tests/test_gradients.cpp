@@ -273,6 +273,15 @@ TEST_CASE("the gradient check fails on a deliberately wrong backward", "[gradche
   CHECK(check([&] { return overwriting_square(x); }, {x}).ok);  // alone it looks right...
   CHECK_FALSE(check([&] { return overwriting_square(x) + overwriting_square(x); }, {x}).ok);  // ...not in a graph
 
+  // Kinks: an entry within eps of ReLU's kink passes through the one-sided and narrower
+  // differences, and a backward that is wrong there still fails.
+  Var near = leaf(Tensor{0.004f, -0.003f, 0.5f});
+  CHECK(check([&] { return relu(near); }, {near}).ok);
+  auto slope_one = [](const Var& v) {  // relu whose backward passes dy everywhere
+    return graph_node(xt::maximum(v.value(), 0.0f), {v}, [](Node& n) { n.accumulate(0, n.grad); });
+  };
+  CHECK_FALSE(check([&] { return slope_one(near); }, {near}).ok);
+
   // and the correct version of the same op passes, so the failures above are the backward's.
   auto right_tanh = [](const Var& v) {
     return graph_node(xt::tanh(v.value()), {v}, [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value * n.value)); });

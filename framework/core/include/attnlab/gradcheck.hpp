@@ -5,6 +5,11 @@
 //   analytic:  dL/dx from y.backward(R)
 //   numeric:   (L(x + eps) - L(x - eps)) / (2 eps), one entry at a time, L summed in double
 // and every entry must satisfy |analytic - numeric| <= atol + rtol * max(|analytic|, |numeric|).
+// Where the central difference fails, the one-sided differences (L(x + eps) - L(x)) / eps and
+// (L(x) - L(x - eps)) / eps, and all three again with eps / 10, are tried too: a kink (ReLU,
+// LeakyReLU) inside [x - eps, x + eps] spoils the central difference, not the one on its
+// kink-free side nor one that no longer reaches it. For a smooth L they all agree, so a wrong
+// backward fails either way (tests/test_gradients.cpp shows it).
 // The conformance suite and the op tests use it; plugin authors can too.
 #pragma once
 
