@@ -112,7 +112,7 @@ TEST_CASE("vit matches a PyTorch twin of d2l's ViT: logits, loss, attention and 
   const auto predictions = dynamic_cast<Classifier&>(*model).predict(std::get<VectorData>(data).train, {0, 1});
   const Tensor probs = softmax(constant(g["logits"])).value();
   for (std::size_t i = 0; i < 2; ++i) {
-    CHECK(max_scaled_error(Tensor(xt::adapt(predictions[i].probabilities)), xt::view(probs, i)) < 1e-5);
+    CHECK(max_scaled_error(Tensor(xt::adapt(predictions[i].probabilities.at(0))), xt::view(probs, i)) < 1e-5);
     const Tensor& w = predictions[i].attention.maps.at(0).weights;  // [layer, head, 5, 5]
     for (std::size_t l = 0; l < 2; ++l)
       CHECK(max_scaled_error(xt::view(w, l), xt::view(g["weights" + std::to_string(l)], i)) < 1e-5);

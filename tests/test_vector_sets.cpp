@@ -219,7 +219,7 @@ TEST_CASE("vit on pixel sets: shapes, the patch grid's labels, and its refusals"
   auto& classifier = dynamic_cast<Classifier&>(*vit);
   const auto predictions = classifier.predict(std::get<VectorData>(images).valid, {0, 2});
   REQUIRE(predictions.size() == 2);
-  CHECK(predictions[0].probabilities.size() == 3);
+  CHECK(predictions[0].probabilities.at(0).size() == 3);
   const AttentionMap& map = predictions[1].attention.maps.at(0);
   CHECK(map.weights.shape() == std::vector<std::size_t>{2, 2, 5, 5});  // layer, head, <cls> + 4 patches
   CHECK(map.keys == std::vector<std::string>{"<cls>", "(0,0)", "(0,1)", "(1,0)", "(1,1)"});
@@ -291,5 +291,94 @@ TEST_CASE("a plugin written for text runs on images and token sets unchanged: th
     REQUIRE(maps.size() == 1);
     const Tensor& w = maps[0].maps.at(0).weights;  // [layer, head, n, n]: sparsemax rows sum to 1
     CHECK(xt::sum(w)() == Approx(static_cast<float>(w.shape()[0] * w.shape()[1] * w.shape()[2])).epsilon(1e-4));
+  }
+}
+
+namespace {
+
+// A graph dataset from edge and label lines written to `dir`; the problem it is refused with ("" if none).
+std::string graph_problem(const TempDir& dir, const std::string& edges, const std::string& labels, const std::string& train = "[0]") {
+  std::ofstream(dir / "edges.txt") << edges;
+  std::ofstream(dir / "labels.txt") << labels;
+  try {
+    load("graph", {{"edges", dir / "edges.txt"}, {"labels", dir / "labels.txt"}, {"train_nodes", train}});
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("graph: a graph's nodes as one set of vectors with its adjacency; bad files refused at file:line", "[data][graph]") {
+  TempDir dir("attnlab-graph");
+  const std::string labels = "# node class\n0 0\n1 0\n2 1\n3 1\n";
+  CHECK(graph_problem(dir, "0 1\n1 2 0.5\n2 3\n", labels) == "");
+  const Data data = load("graph", {{"edges", dir / "edges.txt"}, {"labels", dir / "labels.txt"}, {"train_nodes", "[0, 3]"}});
+  const auto& d = std::get<VectorData>(data);
+  CHECK(d.kind == InputKind::graph);
+  CHECK(d.dim == 4);  // identity features
+  const VectorBatch b = d.train.sets->batch({0});
+  CHECK(b.vectors(0, 2, 2) == 1.0f);
+  CHECK(b.vectors(0, 2, 1) == 0.0f);
+  CHECK(b.adjacency(0, 1, 2) == 1);
+  CHECK(b.adjacency(0, 2, 1) == 1);  // undirected
+  CHECK(b.adjacency(0, 3, 3) == 1);  // its own loop
+  CHECK(b.adjacency(0, 0, 3) == 0);
+  CHECK(d.train.labels == IntTensor{{0, -1, -1, 1}});
+  CHECK(d.valid.labels == IntTensor{{-1, 0, 1, -1}});
+
+  CHECK_THAT(graph_problem(dir, "0 1\n1 4\n", labels), Catch::Contains("edges.txt:2: node '4' is not a node of the graph") && Catch::Contains("0 to 3"));
+  CHECK_THAT(graph_problem(dir, "0 1\n# a comment\n1 0\n", labels), Catch::Contains("edges.txt:3: the edge 0 1 is given twice (first on line 1)"));
+  CHECK_THAT(graph_problem(dir, "2 2\n", labels), Catch::Contains("edges.txt:1: a self edge 2 2"));
+  CHECK_THAT(graph_problem(dir, "0 1 x\n", labels), Catch::Contains("edges.txt:1: expected \"node node [weight]\""));
+  CHECK_THAT(graph_problem(dir, "0 -1\n", labels), Catch::Contains("edges.txt:1: node '-1' is not a node"));
+  CHECK_THAT(graph_problem(dir, "0 1\n", labels, "[]"), Catch::Contains("names no node: at least one node must be labelled"));
+  CHECK_THAT(graph_problem(dir, "0 1\n", labels, "[0, 1, 2, 3]"), Catch::Contains("none is left to validate on"));
+  CHECK_THAT(graph_problem(dir, "0 1\n", labels, "[7]"), Catch::Contains("'7' is not a node of the graph (0 to 3)"));
+  CHECK_THAT(graph_problem(dir, "0 1\n", "0 0\n1 1\n0 1\n"), Catch::Contains("labels.txt:3: node 0 is labelled twice (first on line 1)"));
+  CHECK_THAT(graph_problem(dir, "0 1\n", "0 0\n2 1\n"), Catch::Contains("node 1 has no label"));
+  CHECK_THAT(graph_problem(dir, "0 1\n", "0 zero\n"), Catch::Contains("labels.txt:1: expected \"node class\""));
+  CHECK_THAT(graph_problem(dir, "0 1\n", "# none\n"), Catch::Contains("labels no node"));
+}
+
+TEST_CASE("gat labels the karate club from its two leaders; its attention is zero off the friendships", "[models][graph]") {
+  const Data data = load("graph", {{"edges", test::source_root + "/datasets/karate-club/edges.txt"},
+                                   {"labels", test::source_root + "/datasets/karate-club/clubs.txt"}, {"train_nodes", "[0, 33]"}});
+  for (const std::string scoring : {"gat", "dot"}) {
+    DYNAMIC_SECTION("scoring " << scoring) {
+      ParamStore store;
+      Rng rng(1);
+      auto model = make_model("gat", data, {{"scoring", scoring}}, store, rng);
+      TrainConfig c;
+      c.lr = 0.005f;
+      c.epochs = 200;
+      c.batch_size = 1;
+      Trainer trainer(*model, store, attn::test::builtins(), c, 1);
+      REQUIRE(trainer.run() == RunStatus::finished);
+      const Metrics m = model->evaluate(true);
+      CHECK(m.at("valid_accuracy") >= 0.9);  // of the 32 members not labelled
+      const auto recorded = model->record_attention({0});
+      REQUIRE(recorded.at(0).maps.size() == 2);
+      const IntTensor adjacency = std::get<VectorData>(data).train.sets->batch({0}).adjacency;
+      for (const AttentionMap& map : recorded[0].maps) {
+        INFO(map.name);
+        const std::size_t heads = map.weights.shape()[1];
+        CHECK(heads == (map.name == "hidden" ? 8u : 1u));
+        std::size_t off_edge = 0, rows_not_one = 0;
+        for (std::size_t h = 0; h < heads; ++h)
+          for (std::size_t i = 0; i < 34; ++i) {
+            float total = 0.0f;
+            for (std::size_t j = 0; j < 34; ++j) {
+              const float w = map.weights(0, h, i, j);
+              off_edge += !adjacency(0, i, j) && w != 0.0f;
+              total += w;
+            }
+            rows_not_one += std::abs(total - 1.0f) > 1e-5f;
+          }
+        CHECK(off_edge == 0);
+        CHECK(rows_not_one == 0);
+      }
+    }
   }
 }

@@ -10,10 +10,12 @@ void register_model_transformer(Registry<Model, ModelArgs>& r);
 void register_model_encoder_tagger(Registry<Model, ModelArgs>& r);
 void register_model_vit(Registry<Model, ModelArgs>& r);
 void register_model_encoder_classifier(Registry<Model, ModelArgs>& r);
+void register_model_gat(Registry<Model, ModelArgs>& r);
 void register_dataset_regression1d(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_sequence_task(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_parallel_corpus(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_fashion_mnist(Registry<DatasetSource, DatasetArgs>& r);
+void register_dataset_graph(Registry<DatasetSource, DatasetArgs>& r);
 void register_optimizer_sgd(Registry<Optimizer, OptimizerArgs>& r);
 void register_optimizer_adam(Registry<Optimizer, OptimizerArgs>& r);
 
@@ -24,10 +26,12 @@ void register_core_builtins(Registries& r) {
   register_model_encoder_tagger(r.models);
   register_model_vit(r.models);
   register_model_encoder_classifier(r.models);
+  register_model_gat(r.models);
   register_dataset_regression1d(r.datasets);
   register_dataset_sequence_task(r.datasets);
   register_dataset_parallel_corpus(r.datasets);
   register_dataset_fashion_mnist(r.datasets);
+  register_dataset_graph(r.datasets);
   register_optimizer_sgd(r.optimizers);
   register_optimizer_adam(r.optimizers);
 }

@@ -15,6 +15,7 @@
 #include "attnlab/data/text.hpp"
 #include "attnlab/file_kind.hpp"
 #include "attnlab/registry.hpp"
+#include "table_file.hpp"
 
 namespace attn {
 namespace {
@@ -41,27 +42,16 @@ std::string unreadable_float(const std::string& word) {
 
 // "x y" per line; '#' starts a comment. At least two points.
 std::vector<std::pair<float, float>> read_points(const std::string& path, const std::string& where) {
-  if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")  // a FIFO is never opened
-    throw SpecError(where, "points file '" + path + "': " + what + ", not a text file (option 'points')");
-  std::ifstream in(path);
-  if (!in)
-    throw SpecError(where, "points file '" + path + "' cannot be read (option 'points'; relative paths are "
-                                                    "resolved against the spec's directory)");
   std::vector<std::pair<float, float>> points;
-  std::string line;
-  for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
-    const std::string data = line.substr(0, line.find('#'));
-    std::istringstream fields(data);
-    std::vector<std::string> words;
-    for (std::string w; fields >> w;) words.push_back(w);
-    if (words.empty()) continue;
-    const std::string at = path + ":" + std::to_string(line_no) + ": ";
-    if (words.size() != 2)
-      throw SpecError(where, at + "expected two numbers \"x y\", got \"" + utf8_shortened(line, 80) + "\"");
+  for (const TableRow& row : read_table(path, "points file", "points", where)) {
+    const std::string at = row_place(path, row);
+    if (row.fields.size() != 2)
+      throw SpecError(where, at + "expected two numbers \"x y\", got \"" + utf8_shortened(row.text, 80) + "\"");
     float xy[2];
     for (int i = 0; i < 2; ++i) {
-      const auto v = parse_option<float>(words[i]);
-      if (!v) throw SpecError(where, at + (i ? "y" : "x") + " = " + utf8_shortened(words[i], 80) + " " + unreadable_float(words[i]));
+      const auto v = parse_option<float>(row.fields[static_cast<std::size_t>(i)]);
+      if (!v) throw SpecError(where, at + (i ? "y" : "x") + " = " + utf8_shortened(row.fields[static_cast<std::size_t>(i)], 80) + " " +
+                                         unreadable_float(row.fields[static_cast<std::size_t>(i)]));
       xy[i] = *v;
     }
     points.emplace_back(xy[0], xy[1]);

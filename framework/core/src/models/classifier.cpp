@@ -11,13 +11,40 @@ namespace {
 
 constexpr std::size_t eval_batch = 256;
 
-// Cross-entropy per set of logits [B, C] against labels [B]: the sequence loss with one step.
+// The labelled items of a batch: logits [k, C] and their labels [k]. Per set, every set is
+// one (logits [B, C], labels [B]); per vector, the vectors whose label is not -1 (logits
+// [B, n, C], labels [B, n]).
+struct Labelled {
+  Var logits;
+  IntTensor labels;
+};
+
+Labelled labelled(const Var& logits, const IntTensor& labels) {
+  if (logits.ndim() == 2) return {logits, labels};
+  const std::size_t classes = logits.dim(2);
+  std::vector<int> rows, kept;
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (labels.data()[i] >= 0) rows.push_back(static_cast<int>(i)), kept.push_back(labels.data()[i]);
+  IntTensor index = IntTensor::from_shape({rows.size()}), out = IntTensor::from_shape({kept.size()});
+  std::copy(rows.begin(), rows.end(), index.begin());
+  std::copy(kept.begin(), kept.end(), out.begin());
+  return {index_select(reshape(logits, {labels.size(), classes}), 0, index), out};
+}
+
+// Cross-entropy per item of logits [k, C] against labels [k]: the sequence loss with one step.
 Var cross_entropy(const Var& logits, const IntTensor& labels) {
   const std::size_t b = logits.dim(0), c = logits.dim(1);
   IntTensor steps = IntTensor::from_shape({b, 1}), ones = IntTensor::from_shape({b});
   std::copy(labels.begin(), labels.end(), steps.begin());
   std::fill(ones.begin(), ones.end(), 1);
-  return masked_cross_entropy(reshape(logits, {b, 1, c}), steps, ones);  // [B]
+  return masked_cross_entropy(reshape(logits, {b, 1, c}), steps, ones);  // [k]
+}
+
+// Class names of `labels` joined by spaces ("?" for -1): a set's labels as text.
+std::string class_names(const std::vector<std::string>& classes, const int* labels, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out += (i ? " " : "") + (labels[i] < 0 ? std::string("?") : classes[static_cast<std::size_t>(labels[i])]);
+  return out;
 }
 
 std::size_t argmax(const float* p, std::size_t n) { return static_cast<std::size_t>(std::max_element(p, p + n) - p); }
@@ -45,12 +72,14 @@ Classifier::Classifier(const ModelArgs& args, const std::string& model) : data_(
 
 LossResult Classifier::loss(const std::vector<std::size_t>& batch, const TrainingStep& step) {
   const VectorBatch b = data_.train.sets->batch(batch);
-  const Var per_set = cross_entropy(logits(b, ForwardContext::training(step.rng), nullptr), take_rows(data_.train.labels, batch));
-  const Var total = sum(per_set);
+  const Labelled items = labelled(logits(b, ForwardContext::training(step.rng), nullptr), take_rows(data_.train.labels, batch));
+  const std::size_t k = items.labels.size();
+  if (k == 0) throw std::invalid_argument("a training batch holds no labelled item");
+  const Var total = sum(cross_entropy(items.logits, items.labels));
   LossResult r;
-  r.loss = total / static_cast<float>(batch.size());
+  r.loss = total / static_cast<float>(k);
   r.sum = static_cast<double>(total.item());
-  r.count = static_cast<double>(batch.size());
+  r.count = static_cast<double>(k);
   return r;
 }
 
@@ -58,18 +87,18 @@ Metrics Classifier::evaluate(bool) {
   const VectorSplit& split = eval_split();
   const std::size_t classes = data_.classes.size();
   confusion_ = xt::zeros<float>({classes, classes});
-  double loss = 0.0;
+  double loss = 0.0, items = 0.0;
   for (std::size_t first = 0; first < split.size(); first += eval_batch) {
     std::vector<std::size_t> rows(std::min(eval_batch, split.size() - first));
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = first + i;
-    const IntTensor labels = take_rows(split.labels, rows);
-    const Var out = logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr);  // [B, C]
-    loss += static_cast<double>(sum(cross_entropy(out, labels)).item());
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      confusion_(static_cast<std::size_t>(labels(i)), argmax(out.value().data() + i * classes, classes)) += 1.0f;
+    const Labelled out = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
+    loss += static_cast<double>(sum(cross_entropy(out.logits, out.labels)).item());
+    for (std::size_t i = 0; i < out.labels.size(); ++i)
+      confusion_(static_cast<std::size_t>(out.labels(i)), argmax(out.logits.value().data() + i * classes, classes)) += 1.0f;
+    items += static_cast<double>(out.labels.size());
   }
   const std::string prefix = data_.valid.size() ? "valid_" : "trainset_";
-  const double n = static_cast<double>(std::max<std::size_t>(split.size(), 1));
+  const double n = std::max(items, 1.0);
   double correct = 0.0;
   Metrics m;
   for (std::size_t c = 0; c < classes; ++c) {
@@ -103,28 +132,39 @@ std::vector<Classifier::Prediction> Classifier::predict(const VectorSplit& split
   if (rows.empty()) return {};
   const VectorBatch batch = split.sets->batch(rows);
   std::vector<Var> weights;
-  const Tensor probs = softmax(logits(batch, ForwardContext::evaluation(), &weights)).value();  // [B, C]
-  const std::size_t classes = data_.classes.size();
-  const Tensor stacked = weights.empty() ? Tensor() : stack_layers(weights);  // [B, layer, head, n_q, n_k]
+  const Tensor probs = softmax(logits(batch, ForwardContext::evaluation(), &weights)).value();  // [B, (n,) C]
+  const std::size_t classes = data_.classes.size(), per_row = probs.size() / rows.size() / classes;  // labels per set
+  const std::vector<std::pair<std::string, Tensor>> maps = weights.empty() ? decltype(maps){} : maps_of(weights);
+  const IntTensor gold = take_rows(split.labels, rows);
   std::vector<Prediction> out(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     Prediction& p = out[i];
-    p.probabilities.assign(probs.data() + i * classes, probs.data() + (i + 1) * classes);
-    p.label = argmax(p.probabilities.data(), classes);
+    std::vector<int> predicted;
+    for (std::size_t j = 0; j < per_row; ++j) {
+      const float* row = probs.data() + (i * per_row + j) * classes;
+      p.probabilities.emplace_back(row, row + classes);
+      p.labels.push_back(argmax(row, classes));
+      predicted.push_back(static_cast<int>(p.labels.back()));
+    }
     ExampleAttention& ex = p.attention;
     ex.example = rows[i];
     ex.source = split.sets->describe(rows[i]);
-    ex.target = data_.classes[static_cast<std::size_t>(split.labels(rows[i]))];
-    ex.prediction = data_.classes[p.label];
-    if (weights.empty()) continue;
-    const std::size_t per = stacked.size() / stacked.shape()[0];
-    Tensor w = Tensor::from_shape({stacked.shape()[1], stacked.shape()[2], stacked.shape()[3], stacked.shape()[4]});
-    std::copy_n(stacked.data() + i * per, per, w.data());
-    std::vector<std::string> labels = position_labels(batch, i);
-    labels.resize(w.shape()[3], "<pad>");
-    ex.maps.push_back({"encoder_self", std::move(w), labels, labels, {}, {}, {}});
+    ex.target = class_names(data_.classes, gold.data() + i * per_row, per_row);
+    ex.prediction = class_names(data_.classes, predicted.data(), per_row);
+    for (const auto& [name, stacked] : maps) {  // [B, layer, head, n_q, n_k]
+      const std::size_t per = stacked.size() / stacked.shape()[0];
+      Tensor w = Tensor::from_shape({stacked.shape()[1], stacked.shape()[2], stacked.shape()[3], stacked.shape()[4]});
+      std::copy_n(stacked.data() + i * per, per, w.data());
+      std::vector<std::string> labels = position_labels(batch, i);
+      labels.resize(w.shape()[3], "<pad>");
+      ex.maps.push_back({name, std::move(w), labels, labels, {}, {}, {}});
+    }
   }
   return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Classifier::maps_of(const std::vector<Var>& weights) const {
+  return {{"encoder_self", stack_layers(weights)}};
 }
 
 std::vector<ExampleAttention> Classifier::record_attention(const std::vector<std::size_t>& examples) {

@@ -2,6 +2,7 @@
 #include "attnlab/models/transformer_blocks.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "attnlab/autodiff/ops.hpp"
 
@@ -107,6 +108,9 @@ Var TransformerEncoder::operator()(const IntTensor& ids, const ValidLens& lens, 
 
 Tensor stack_layers(const std::vector<Var>& weights) {
   const Shape s = weights[0].shape();
+  for (const Var& w : weights)
+    if (w.shape() != s)
+      throw std::invalid_argument("stack_layers: layers' weights " + shape_str(s) + " and " + shape_str(w.shape()) + " differ (other head counts)");
   Tensor out = Tensor::from_shape({s[0], weights.size(), s[1], s[2], s[3]});
   const std::size_t per = s[1] * s[2] * s[3];
   for (std::size_t b = 0; b < s[0]; ++b)

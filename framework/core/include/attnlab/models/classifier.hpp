@@ -1,6 +1,8 @@
-// One label per input: the shared machinery of the classifiers (`vit`, `encoder_classifier`)
-// over sets of vectors (data/vector_sets.hpp). A model implements logits(); this class trains
-// it with the mean cross-entropy of the batch, and evaluates it:
+// Labels of sets of vectors: the shared machinery of the classifiers over data/vector_sets.hpp,
+// one label per set (`vit`, `encoder_classifier`: logits [B, C], labels [N]) or one per vector
+// (`gat`'s nodes: logits [B, n, C], labels [N, n], -1 where a vector has none in the split).
+// A model implements logits(); this class trains it with the mean cross-entropy of the labelled
+// items of the batch, and evaluates it:
 //   valid_loss               mean cross-entropy over the evaluation split
 //   valid_accuracy           fraction of sets whose argmax logit is their label
 //   valid_accuracy.<class>   the same over the sets of one class (recall of that class)
@@ -25,8 +27,8 @@ class Classifier : public Model {
   NamedTensors plot_data() override;
 
   struct Prediction {
-    std::size_t label = 0;
-    std::vector<float> probabilities;  // [classes]
+    std::vector<std::size_t> labels;                // one per set, or one per vector
+    std::vector<std::vector<float>> probabilities;  // [classes] for each label
     ExampleAttention attention;
   };
   // The classes of sets `rows` of `split`, with their probabilities and attention.
@@ -34,12 +36,15 @@ class Classifier : public Model {
   const VectorData& data() const { return data_; }
 
  protected:
-  // Logits [B, classes] of a batch of sets. With `weights`, each layer's attention
+  // Logits [B, classes] (or [B, n, classes]) of a batch of sets. With `weights`, each layer's attention
   // [B, heads, n_q, n_k] is appended to it.
   virtual Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) = 0;
   // Names of the positions the attention runs over for set `row` of `batch` (a <cls> a model
   // prepends, the tokens, "(r, c)" for a pixel or patch).
   virtual std::vector<std::string> position_labels(const VectorBatch& batch, std::size_t row) const;
+  // The recorded maps of the layers' weights ([B, heads, n, n] each), by name, as
+  // [B, layer, head, n, n]. Default: one map "encoder_self" of every layer (same head counts).
+  virtual std::vector<std::pair<std::string, Tensor>> maps_of(const std::vector<Var>& weights) const;
 
   const VectorData& data_;
 

@@ -1,0 +1,43 @@
+#include "table_file.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "attnlab/errors.hpp"
+#include "attnlab/file_kind.hpp"
+
+namespace attn {
+
+std::vector<TableRow> read_table(const std::string& path, const std::string& noun, const std::string& option,
+                                 const std::string& where) {
+  const std::string kind = noun + " '" + path + "'";
+  if (const std::string what = not_a_regular_file(path); !what.empty() && what != "no such file")  // a FIFO is never opened
+    throw SpecError(where, kind + ": " + what + ", not a text file (option '" + option + "')");
+  std::ifstream in(path);
+  if (!in)
+    throw SpecError(where, kind + " cannot be read (option '" + option + "'; relative paths are resolved against the spec's directory)");
+  std::vector<TableRow> rows;
+  std::string line;
+  for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
+    std::istringstream fields(line.substr(0, line.find('#')));
+    TableRow row{line_no, {}, line};
+    for (std::string w; fields >> w;) row.fields.push_back(w);
+    if (!row.fields.empty()) rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string row_place(const std::string& path, const TableRow& row) { return path + ":" + std::to_string(row.line) + ": "; }
+
+std::optional<std::size_t> parse_index(const std::string& text, std::size_t limit) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  std::size_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (v >= limit) return std::nullopt;
+  return v;
+}
+
+}  // namespace attn
