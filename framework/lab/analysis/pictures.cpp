@@ -7,6 +7,7 @@
 #include <tuple>
 #include <stdexcept>
 
+#include "lab/analysis/graph_picture.hpp"
 #include "lab/analysis/svg.hpp"
 #include "lab/results/results_format.hpp"
 #include "lab/results/summary.hpp"
@@ -140,8 +141,11 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
     if (it == names.end()) throw UsageError(unknown_name_message("attention map", view.map, names));
     maps = {maps[static_cast<std::size_t>(it - names.begin())]};
   }
+  const std::optional<Tensor> adjacency = file.plot_data(run, "adjacency");  // a graph: drawn as one
   std::string caption = run + ", " + name;
-  if (!example.source.empty()) {
+  if (adjacency) {
+    caption += ": " + example.source;  // (its nodes' classes are the colours)
+  } else if (!example.source.empty()) {
     caption += ": \"" + example.source + "\" -> \"" + example.prediction + "\"";
     if (!example.target.empty() && example.prediction != example.target) caption += " (target \"" + example.target + "\")";
   }
@@ -149,7 +153,13 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
   std::size_t heads_in_row = 1;
   for (const AttentionMap& m : maps) {
     check_map(file, m, view);
-    map_pictures(m, view, pictures, heads_in_row);
+    if (!adjacency) {
+      map_pictures(m, view, pictures, heads_in_row);
+      continue;
+    }
+    for (std::size_t l = 0; l < m.weights.shape()[0]; ++l)
+      if (!view.layer || *view.layer == l) pictures.push_back(graph_attention_picture(*adjacency, example, m, l, view.head));
+    heads_in_row = 2;
   }
   if (pictures.empty()) throw UsageError("nothing to draw for that layer/head selection");
   return svg::grid(pictures, std::min<std::size_t>(heads_in_row, 4), caption);

@@ -204,6 +204,38 @@ std::string chart(const Chart& c) {
   return document(width, height, b.str());
 }
 
+std::string graph(const GraphDrawing& g) {
+  const double side = 420, margin = 30, top = 34, bottom = g.legend.empty() ? 10 : 26;
+  const auto at = [&](std::size_t i) {
+    return std::pair<double, double>{margin + g.positions[i].first * side, top + g.positions[i].second * side};
+  };
+  double largest = 0.0;
+  for (const GraphDrawing::Edge& e : g.edges) largest = std::max(largest, e.weight);
+  std::ostringstream body;
+  body << "<text x=\"" << num(margin) << "\" y=\"20\" " << font << " font-size=\"13\">" << escape(g.title) << "</text>\n";
+  for (const GraphDrawing::Edge& e : g.edges) {
+    const double t = largest > 0 ? e.weight / largest : 0.0;
+    const auto [x1, y1] = at(e.a);
+    const auto [x2, y2] = at(e.b);
+    body << "<line x1=\"" << num(x1) << "\" y1=\"" << num(y1) << "\" x2=\"" << num(x2) << "\" y2=\"" << num(y2)
+         << "\" stroke=\"#333\" stroke-opacity=\"" << num(0.15 + 0.85 * t) << "\" stroke-width=\"" << num(0.5 + 7.5 * t)
+         << "\"><title>" << escape(g.labels[e.a] + " - " + g.labels[e.b]) << ": " << tick_label(e.weight) << "</title></line>\n";
+  }
+  for (std::size_t i = 0; i < g.positions.size(); ++i) {
+    const auto [x, y] = at(i);
+    const int c = i < g.classes.size() ? g.classes[i] : -1;
+    const bool ring = i < g.ringed.size() && g.ringed[i];
+    body << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"9\" fill=\"" << (c < 0 ? "#bbb" : palette[c % 10])
+         << "\" stroke=\"black\" stroke-width=\"" << (ring ? "3" : "1") << "\"/>\n"
+         << "<text x=\"" << num(x) << "\" y=\"" << num(y + 3.5) << "\" text-anchor=\"middle\" " << font
+         << " font-size=\"9\" fill=\"white\">" << escape(g.labels[i]) << "</text>\n";
+  }
+  if (!g.legend.empty())
+    body << "<text x=\"" << num(margin) << "\" y=\"" << num(top + side + 20) << "\" " << font << " font-size=\"11\">"
+         << escape(g.legend) << "</text>\n";
+  return document(side + 2 * margin, top + side + bottom + 10, body.str());
+}
+
 std::string grid(const std::vector<std::string>& pictures, std::size_t columns, const std::string& title) {
   // Read each picture's size back from its root element.
   auto size_of = [](const std::string& s) {

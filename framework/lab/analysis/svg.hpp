@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attn::svg {
@@ -27,9 +28,25 @@ struct Chart {
   std::vector<Series> series;
 };
 
+// A graph: nodes at positions in [0, 1]^2, edges drawn with a width and darkness in proportion
+// to their weight (the largest weight drawn widest), nodes coloured by class.
+struct GraphDrawing {
+  std::vector<std::pair<double, double>> positions;
+  std::vector<std::string> labels;  // one per node
+  std::vector<int> classes;         // palette index per node; -1: grey
+  std::vector<bool> ringed;         // drawn with a thick ring (e.g. the nodes labelled for training)
+  struct Edge {
+    std::size_t a, b;
+    double weight;
+  };
+  std::vector<Edge> edges;
+  std::string title, legend;
+};
+
 // One picture each; width/height come from the content.
 std::string heatmap(const Heatmap& h);
 std::string chart(const Chart& c);
+std::string graph(const GraphDrawing& g);
 // Several pictures side by side (wrapping after `columns`), with an optional overall title.
 std::string grid(const std::vector<std::string>& pictures, std::size_t columns, const std::string& title = "");
 
