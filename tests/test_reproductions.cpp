@@ -157,4 +157,11 @@ TEST_CASE("graph attention labels the karate club from its two leaders: the accu
     }
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/graph-attention.md");
   CHECK_THAT(page, Catch::Contains("| `gat` | 0.9479 ± 0.0361 |") && Catch::Contains("| `dot` | 0.9688 ± 0.0000 |"));
+
+  // attnlab predict on a member, as docs/running-experiments.md shows it
+  const test::CommandOutput predicted = test::command_output(test::attnlab_exe + " predict " + (tmp / "gat-karate.h5") +
+                                                             " --run scoring-gat_seed-1 --node 8 --attention");
+  CHECK(predicted.status == 0);
+  const std::string commands = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/running-experiments.md");
+  CHECK_THAT(commands, Catch::Contains("$ attnlab predict gat-karate.h5 --run scoring-gat_seed-1 --node 8 --attention\n" + predicted.text));
 }

@@ -382,3 +382,25 @@ TEST_CASE("gat labels the karate club from its two leaders; its attention is zer
     }
   }
 }
+
+TEST_CASE("attnlab predict: a trained classifier's classes for examples and typed inputs, and its refusals", "[cli][classification]") {
+  TempDir dir("attnlab-predict");
+  const std::string h5 = dir / "classes.h5";
+  const auto run = test::command_output(test::attnlab_exe + " run " + test::source_root + "/experiments/sequence-classification.yaml --output " +
+                                        h5 + " --set training.epochs=3 2>&1");
+  REQUIRE(run.status == 0);
+  const std::string predict = test::attnlab_exe + " predict " + h5 + " --run task-majority_pool-cls";
+  const auto typed = test::command_output(predict + " \"3 3 1 4\" 9919 --attention 2>&1");
+  CHECK(typed.status == 0);
+  CHECK_THAT(typed.text, Catch::Matches(R"(("3 3 1 4": \d (0|1)\.\d\d, \d .*\n  encoder_self attention of <cls>, last layer, mean of 4 heads:\n .*\n"9919": .*\n[^]*))"));
+  const auto examples = test::command_output(predict + " --example 0 --example 199");
+  CHECK(examples.status == 0);
+  CHECK_THAT(examples.text, Catch::Contains("validation example 0: ") && Catch::Contains("validation example 199: ") && Catch::Contains("(label: "));
+  const auto refused = [&](const std::string& args) { return test::command_output(predict + " " + args + " 2>&1"); };
+  CHECK(refused("--example 200").status == 2);
+  CHECK_THAT(refused("--example 200").text, Catch::Contains("--example"));
+  CHECK(refused("--node 3").status == 2);
+  CHECK_THAT(refused("\"3 x\"").text, Catch::Contains("not in the vocabulary"));
+  CHECK_THAT(refused("").text, Catch::Contains("name inputs"));
+  CHECK_THAT(refused("1234567890123").text, Catch::Contains("give 1 to 9 tokens"));
+}

@@ -26,6 +26,7 @@ Command validate_command();
 Command compare_command();
 Command translate_command();
 Command probe_command();
+Command predict_command();
 Command inspect_command();
 Command plot_command();
 Command report_command();

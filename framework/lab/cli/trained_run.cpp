@@ -44,16 +44,31 @@ std::vector<int> source_ids(const SequenceData& data, const std::string& sentenc
   }
 }
 
+RunPlan stored_plan(const ResultsReader& file, const std::string& id, const Arguments& a, Registries& registries) {
+  const SpecResult spec = read_spec_text(file.config(id), file.path() + ":/runs/" + id, decoding_overrides(a));
+  if (!spec.spec) throw FileError("the run's stored config does not read back: " + spec.diagnostics[0].str());
+  register_builtins(registries);
+  for (const std::string& p : spec.spec->plugins) load_plugin(p, registries);
+  for (const std::string& p : a.all("--plugin")) load_plugin(p, registries);
+  return spec.spec->runs.at(0);
+}
+
+void load_parameters(ParamStore& store, const ResultsReader& file, const std::string& id) {
+  for (const auto& [name, var] : store.items()) {
+    Tensor value = file.param(id, name);
+    if (shape_of(value) != shape_of(var.value()))
+      throw FileError(file.path() + ": the parameter " + name + " of run '" + id + "' has shape " + shape_str(shape_of(value)) +
+                      ", where the run's model has " + shape_str(shape_of(var.value())) +
+                      " (the file is damaged or was changed by another program)");
+    var.mutable_value() = std::move(value);
+  }
+}
+
 void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, const Arguments& a,
              const std::vector<std::string>& probe) {
   const std::optional<Vocabularies> vocab = file.vocabularies(id);
   if (!vocab) throw UsageError("run '" + id + "' is not a sequence model (no vocabulary to decode with)");
-  const SpecResult spec = read_spec_text(file.config(id), file.path() + ":/runs/" + id, decoding_overrides(a));
-  if (!spec.spec) throw FileError("the run's stored config does not read back: " + spec.diagnostics[0].str());
-  run.plan = spec.spec->runs.at(0);
-  register_builtins(run.registries);
-  for (const std::string& p : spec.spec->plugins) load_plugin(p, run.registries);
-  for (const std::string& p : a.all("--plugin")) load_plugin(p, run.registries);
+  run.plan = stored_plan(file, id, a, run.registries);
   SequenceData& data = run.vocabularies;
   data.src_vocab = Vocab(vocab->source);
   data.tgt_vocab = Vocab(vocab->target);
@@ -66,14 +81,7 @@ void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, 
   Rng rng(0);
   run.model = run.registries.models.create(run.plan.model, ModelArgs{run.registries, ParamScope(run.store, rng),
                                                                      run.plan.model_options, run.data});
-  for (const auto& [name, var] : run.store.items()) {
-    Tensor value = file.param(id, name);
-    if (shape_of(value) != shape_of(var.value()))
-      throw FileError(file.path() + ": the parameter " + name + " of run '" + id + "' has shape " + shape_str(shape_of(value)) +
-                      ", where the run's model has " + shape_str(shape_of(var.value())) +
-                      " (the file is damaged or was changed by another program)");
-    var.mutable_value() = std::move(value);
-  }
+  load_parameters(run.store, file, id);
   run.decoder = dynamic_cast<SequenceModel*>(run.model.get());
   if (!run.decoder) throw UsageError("model '" + run.plan.model + "' does not decode sentences");
 }

@@ -30,6 +30,14 @@ struct TrainedRun {
 void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, const Arguments& a,
              const std::vector<std::string>& probe = {});
 
+// The run's plan, read back from its stored config (evaluation.* overridden from --beam,
+// --alpha, --max-len), with the built-ins and the run's plugins (the spec's and --plugin's)
+// registered into `registries`.
+RunPlan stored_plan(const ResultsReader& file, const std::string& id, const Arguments& a, Registries& registries);
+// Sets every parameter of `store` to the run's stored value; a missing parameter or one of
+// another shape is a damaged file.
+void load_parameters(ParamStore& store, const ResultsReader& file, const std::string& id);
+
 // The run a command works on: --run ID, or the only run of the file.
 std::string chosen_run(const ResultsReader& file, const Arguments& a);
 

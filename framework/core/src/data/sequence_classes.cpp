@@ -38,22 +38,35 @@ int label_of(const std::string& task, const std::vector<int>& digits) {
 }
 
 VectorSplit draw(const DigitClassification& s, std::size_t n, const Vocab& vocab, Rng& rng) {
-  IntTensor ids = xt::zeros<int>({n, s.max_len}), lens = IntTensor::from_shape({n});
+  std::vector<std::vector<int>> strings(n);
+  std::vector<int> labels(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<int>& digits = strings[i];
+    digits.resize(s.min_len + rng.below(s.max_len - s.min_len + 1));
+    for (int& d : digits) d = first_digit + static_cast<int>(rng.below(10));
+    if (s.task == "sorted" && rng.below(2) == 0) std::sort(digits.begin(), digits.end());
+    labels[i] = label_of(s.task, digits);
+  }
+  return token_split(vocab, strings, s.max_len, labels);
+}
+
+}  // namespace
+
+VectorSplit token_split(const Vocab& vocab, const std::vector<std::vector<int>>& sequences, std::size_t max_len,
+                        const std::vector<int>& labels) {
+  const std::size_t n = sequences.size();
+  IntTensor ids = xt::zeros<int>({n, max_len}), lens = IntTensor::from_shape({n});
   VectorSplit split;
   split.labels = IntTensor::from_shape({n});
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<int> digits(s.min_len + rng.below(s.max_len - s.min_len + 1));
-    for (int& d : digits) d = first_digit + static_cast<int>(rng.below(10));
-    if (s.task == "sorted" && rng.below(2) == 0) std::sort(digits.begin(), digits.end());
-    std::copy(digits.begin(), digits.end(), ids.data() + i * s.max_len);
-    lens(i) = static_cast<int>(digits.size());
-    split.labels(i) = label_of(s.task, digits);
+    const std::size_t len = std::min(max_len, sequences[i].size());
+    std::copy_n(sequences[i].begin(), len, ids.data() + i * max_len);
+    lens(i) = static_cast<int>(len);
+    split.labels(i) = labels[i];
   }
   split.sets = std::make_shared<TokenSets>(std::move(ids), std::move(lens), vocab);
   return split;
 }
-
-}  // namespace
 
 bool is_classification_task(const std::string& task) { return task == "sorted" || task == "majority"; }
 

@@ -61,6 +61,11 @@ struct VectorData {
   VectorSplit probe;  // the examples a run records and measures (empty: valid serves)
 };
 
+// A split of token sets: `sequences` (token ids, each at most max_len long) with their labels
+// (-1 where unknown). Token datasets and typed inputs (`attnlab predict "3 1 4"`) make them.
+VectorSplit token_split(const Vocab& vocab, const std::vector<std::vector<int>>& sequences, std::size_t max_len,
+                        const std::vector<int>& labels);
+
 // The split the probe examples come from: probe, else valid, else train.
 const VectorSplit& probe_split(const VectorData& data);
 
