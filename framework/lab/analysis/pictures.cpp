@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+
+#include <xtensor/xview.hpp>
 #include <stdexcept>
 
 #include "lab/analysis/graph_picture.hpp"
+#include "lab/analysis/image_picture.hpp"
 #include "lab/analysis/svg.hpp"
 #include "lab/results/results_format.hpp"
 #include "lab/results/summary.hpp"
@@ -142,6 +145,7 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
     maps = {maps[static_cast<std::size_t>(it - names.begin())]};
   }
   const std::optional<Tensor> adjacency = file.plot_data(run, "adjacency");  // a graph: drawn as one
+  const std::optional<Tensor> images = file.plot_data(run, "probe_images");   // images: attention laid over them
   std::string caption = run + ", " + name;
   if (adjacency) {
     caption += ": " + example.source;  // (its nodes' classes are the colours)
@@ -153,6 +157,13 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
   std::size_t heads_in_row = 1;
   for (const AttentionMap& m : maps) {
     check_map(file, m, view);
+    const std::size_t index = example.example;
+    if (images && over_patches(m) && name.rfind("example_", 0) == 0 && index < images->shape()[0]) {
+      Tensor image = xt::view(*images, index);
+      for (std::string& p : image_attention_pictures(image, m, view)) pictures.push_back(std::move(p));
+      heads_in_row = std::max<std::size_t>(heads_in_row, view.average || view.head ? 1 : std::min<std::size_t>(m.weights.shape()[1], 4));
+      continue;
+    }
     if (!adjacency) {
       map_pictures(m, view, pictures, heads_in_row);
       continue;

@@ -236,6 +236,26 @@ std::string graph(const GraphDrawing& g) {
   return document(side + 2 * margin, top + side + bottom + 10, body.str());
 }
 
+std::string image_overlay(const ImageOverlay& o) {
+  const double side = 192, margin = 10, top = 30, cw = side / static_cast<double>(o.grid_cols), ch = side / static_cast<double>(o.grid_rows);
+  std::ostringstream body;
+  body << "<text x=\"" << num(margin) << "\" y=\"18\" " << font << " font-size=\"12\">" << escape(o.title) << "</text>\n"
+       << "<image x=\"" << num(margin) << "\" y=\"" << num(top) << "\" width=\"" << num(side) << "\" height=\"" << num(side)
+       << "\" preserveAspectRatio=\"none\" style=\"image-rendering:pixelated\" href=\"data:image/png;base64," << o.png_base64 << "\"/>\n";
+  for (std::size_t r = 0; r < o.grid_rows; ++r)
+    for (std::size_t c = 0; c < o.grid_cols; ++c) {
+      const double w = o.weights[r * o.grid_cols + c], t = o.vmax > 0 ? std::clamp(w / o.vmax, 0.0, 1.0) : 0.0;
+      body << "<rect x=\"" << num(margin + static_cast<double>(c) * cw) << "\" y=\"" << num(top + static_cast<double>(r) * ch)
+           << "\" width=\"" << num(cw) << "\" height=\"" << num(ch) << "\" fill=\"#ff3300\" fill-opacity=\"" << num(0.75 * t)
+           << "\" stroke=\"#ffffff\" stroke-opacity=\"0.3\" stroke-width=\"0.5\"><title>(" << r << "," << c << "): " << tick_label(w)
+           << "</title></rect>\n";
+    }
+  if (!o.caption.empty())
+    body << "<text x=\"" << num(margin) << "\" y=\"" << num(top + side + 16) << "\" " << font << " font-size=\"11\">" << escape(o.caption)
+         << "</text>\n";
+  return document(side + 2 * margin, top + side + (o.caption.empty() ? 10 : 26), body.str());
+}
+
 std::string grid(const std::vector<std::string>& pictures, std::size_t columns, const std::string& title) {
   // Read each picture's size back from its root element.
   auto size_of = [](const std::string& s) {

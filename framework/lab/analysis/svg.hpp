@@ -43,10 +43,21 @@ struct GraphDrawing {
   std::string title, legend;
 };
 
+// An image with a grid of cells over it, each cell tinted by its weight (attention over an
+// image's patches): the image is a PNG embedded as base64.
+struct ImageOverlay {
+  std::string png_base64;
+  std::size_t grid_rows = 1, grid_cols = 1;
+  std::vector<double> weights;  // grid_rows * grid_cols, row-major
+  double vmax = 1.0;            // the weight drawn most opaque
+  std::string title, caption;
+};
+
 // One picture each; width/height come from the content.
 std::string heatmap(const Heatmap& h);
 std::string chart(const Chart& c);
 std::string graph(const GraphDrawing& g);
+std::string image_overlay(const ImageOverlay& o);
 // Several pictures side by side (wrapping after `columns`), with an optional overall title.
 std::string grid(const std::vector<std::string>& pictures, std::size_t columns, const std::string& title = "");
 

@@ -12,6 +12,8 @@
 
 #include "attnlab/data/dataset.hpp"
 #include "attnlab/registry.hpp"
+
+#include <xtensor/xview.hpp>
 #include "idx_file.hpp"
 #include "image_resize.hpp"
 
@@ -47,6 +49,10 @@ class ImageSets final : public VectorSets {
   }
 
   std::string describe(std::size_t row) const override { return "image " + std::to_string(row); }
+  // The bytes of the first n images.
+  std::vector<std::uint8_t> first_pixels(std::size_t n) const {
+    return {pixels_.begin(), pixels_.begin() + static_cast<std::ptrdiff_t>(n * side_ * side_)};
+  }
 
  private:
   std::vector<std::uint8_t> pixels_;
@@ -96,6 +102,7 @@ class FashionMnist final : public DatasetSource {
                                  std::to_string(side));
       classes = std::max(classes, 1 + static_cast<std::size_t>(*std::max_element(d.valid.labels.begin(), d.valid.labels.end())));
     }
+    d.probe = first_images(d.valid.size() ? d.valid : d.train, side);
     d.grid_rows = d.grid_cols = resize_ ? resize_ : side;
     d.max_len = d.grid_rows * d.grid_cols;
     const bool fashion = path_ == debian_path && classes <= fashion_classes.size();
@@ -117,6 +124,17 @@ class FashionMnist final : public DatasetSource {
     for (const std::string& name : {stem, stem + ".gz"})
       if (fs::is_regular_file(fs::path(path_) / name)) return (fs::path(path_) / name).string();
     return "";
+  }
+
+  // The probe set: the first probe_size images of `split` (the validation images 0, 1, ...),
+  // copied so that a run's recorded examples are the same images for every seed.
+  VectorSplit first_images(const VectorSplit& split, std::size_t side) const {
+    const auto& images = static_cast<const ImageSets&>(*split.sets);
+    const std::size_t n = std::min(probe_size, split.size());
+    VectorSplit probe;
+    probe.labels = xt::view(split.labels, xt::range(0, n));
+    probe.sets = std::make_shared<ImageSets>(images.first_pixels(n), n, side, resize_ ? resize_ : side);
+    return probe;
   }
 
   // The first `wanted` images and labels of the IDX pair `prefix`-images / `prefix`-labels;

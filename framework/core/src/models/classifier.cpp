@@ -114,7 +114,16 @@ Metrics Classifier::evaluate(bool) {
 
 NamedTensors Classifier::plot_data() {
   if (confusion_.dimension() != 2) evaluate(true);
-  return {{"confusion", confusion_}};
+  NamedTensors out = {{"confusion", confusion_}};
+  const VectorSplit& probe = probe_split(data_);
+  if (data_.kind == InputKind::image && probe.size() && data_.dim == 1) {  // what the pictures lay the attention over
+    std::vector<std::size_t> rows(probe.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    Tensor images = probe.sets->batch(rows).vectors;  // [k, H*W, 1]
+    images.reshape({rows.size(), data_.grid_rows, data_.grid_cols});
+    out.emplace_back("probe_images", std::move(images));
+  }
+  return out;
 }
 
 std::vector<std::string> Classifier::position_labels(const VectorBatch& batch, std::size_t row) const {

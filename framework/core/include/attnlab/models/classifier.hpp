@@ -23,7 +23,8 @@ class Classifier : public Model {
   LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) override;
   Metrics evaluate(bool full) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
-  // "confusion": the last evaluation's confusion matrix [classes, classes] (true, predicted).
+  // "confusion": the last evaluation's confusion matrix [classes, classes] (true, predicted);
+  // for grey images, "probe_images" [k, H, W]: the probe set's images as the model saw them.
   NamedTensors plot_data() override;
 
   struct Prediction {
