@@ -404,3 +404,38 @@ TEST_CASE("attnlab predict: a trained classifier's classes for examples and type
   CHECK_THAT(refused("").text, Catch::Contains("name inputs"));
   CHECK_THAT(refused("1234567890123").text, Catch::Contains("give 1 to 9 tokens"));
 }
+
+TEST_CASE("attnlab plot --attention lays <cls>'s attention over an image, and draws a graph's on the graph", "[cli][analysis][images][graph]") {
+  TempDir dir("attnlab-pictures");
+  write_image_set(dir, 6);
+  std::ofstream(dir / "edges.txt") << "0 1\n1 2\n2 3\n3 0\n";
+  std::ofstream(dir / "labels.txt") << "0 0\n1 0\n2 1\n3 1\n";
+  std::ofstream(dir / "vit.yaml") << "name: vit\ndataset:\n  name: fashion_mnist\n  path: " << dir.path.string()
+                                  << "\n  num_train: 6\n  num_valid: 3\n  resize: 8\nmodel:\n  name: vit\n  patch_size: 4\n  d_model: 8\n"
+                                     "  mlp_hidden: 8\n  heads: 2\ntraining:\n  epochs: 1\n  batch_size: 3\n";
+  std::ofstream(dir / "gat.yaml") << "name: gat\ndataset:\n  name: graph\n  edges: edges.txt\n  labels: labels.txt\n"
+                                     "  train_nodes: [0, 2]\nmodel:\n  name: gat\n  heads: 2\ntraining:\n  epochs: 2\n  batch_size: 1\n";
+  for (const std::string spec : {"vit", "gat"}) {
+    const auto run = test::command_output(test::attnlab_exe + " run " + (dir / (spec + ".yaml")) + " --output " + (dir / (spec + ".h5")) + " 2>&1");
+    INFO(run.text);
+    REQUIRE(run.status == 0);
+  }
+
+  const auto image = test::command_output(test::attnlab_exe + " plot " + (dir / "vit.h5") + " --attention --png -o " + (dir / "vit.svg") + " 2>&1");
+  REQUIRE(image.status == 0);
+  const std::string svg = test::read_text(dir / "vit.svg");
+  std::size_t panels = 0;
+  for (std::size_t at = svg.find("data:image/png;base64,"); at != std::string::npos; at = svg.find("data:image/png;base64,", at + 1)) ++panels;
+  CHECK(panels == 4);  // 2 layers x 2 heads
+  CHECK_THAT(svg, Catch::Contains("&lt;cls&gt;, layer 1, head 1"));
+  CHECK(std::filesystem::file_size(dir / "vit.png") > 1000);  // rsvg-convert read the embedded PNGs
+
+  const auto graph = test::command_output(test::attnlab_exe + " plot " + (dir / "gat.h5") + " --attention -o " + (dir / "gat.svg") + " 2>&1");
+  REQUIRE(graph.status == 0);
+  const std::string drawn = test::read_text(dir / "gat.svg");
+  std::size_t edges = 0, nodes = 0;
+  for (std::size_t at = drawn.find("<line"); at != std::string::npos; at = drawn.find("<line", at + 1)) ++edges;
+  for (std::size_t at = drawn.find("<circle"); at != std::string::npos; at = drawn.find("<circle", at + 1)) ++nodes;
+  CHECK(edges == 8);  // 4 edges in each of the two maps (hidden, output)
+  CHECK(nodes == 8);
+}
