@@ -9,6 +9,7 @@
 #include <xtensor/xview.hpp>
 #include <stdexcept>
 
+#include "lab/analysis/frames_picture.hpp"
 #include "lab/analysis/graph_picture.hpp"
 #include "lab/analysis/image_picture.hpp"
 #include "lab/analysis/svg.hpp"
@@ -146,6 +147,8 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
   }
   const std::optional<Tensor> adjacency = file.plot_data(run, "adjacency");  // a graph: drawn as one
   const std::optional<Tensor> images = file.plot_data(run, "probe_images");   // images: attention laid over them
+  const std::optional<Tensor> frames = file.plot_data(run, "probe_frames");   // speech: attention above its spectrogram
+  const std::optional<Tensor> lengths = file.plot_data(run, "probe_lengths"), times = file.plot_data(run, "probe_times");
   std::string caption = run + ", " + name;
   if (adjacency) {
     caption += ": " + example.source;  // (its nodes' classes are the colours)
@@ -162,6 +165,12 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
       Tensor image = xt::view(*images, index);
       for (std::string& p : image_attention_pictures(image, m, view)) pictures.push_back(std::move(p));
       heads_in_row = std::max<std::size_t>(heads_in_row, view.average || view.head ? 1 : std::min<std::size_t>(m.weights.shape()[1], 4));
+      continue;
+    }
+    if (frames && lengths && times && name.rfind("example_", 0) == 0 && index < frames->shape()[0]) {
+      const Tensor utterance = xt::view(*frames, index), at = xt::view(*times, index);
+      for (std::string& p : frames_attention_pictures(utterance, at, static_cast<std::size_t>((*lengths)(index)), m, view))
+        pictures.push_back(std::move(p));
       continue;
     }
     if (!adjacency) {

@@ -123,6 +123,16 @@ NamedTensors Classifier::plot_data() {
     images.reshape({rows.size(), data_.grid_rows, data_.grid_cols});
     out.emplace_back("probe_images", std::move(images));
   }
+  if (data_.kind == InputKind::frames && probe.size()) {  // the spectrograms the attention is drawn above
+    std::vector<std::size_t> rows(probe.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    const VectorBatch b = probe.sets->batch(rows);
+    Tensor lengths = Tensor::from_shape({rows.size()});
+    std::copy(b.lens.begin(), b.lens.end(), lengths.begin());
+    out.emplace_back("probe_frames", b.vectors);   // [k, n, mels]
+    out.emplace_back("probe_times", b.times);      // [k, n] seconds
+    out.emplace_back("probe_lengths", std::move(lengths));
+  }
   return out;
 }
 

@@ -24,7 +24,9 @@ class Classifier : public Model {
   Metrics evaluate(bool full) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
   // "confusion": the last evaluation's confusion matrix [classes, classes] (true, predicted);
-  // for grey images, "probe_images" [k, H, W]: the probe set's images as the model saw them.
+  // for grey images, "probe_images" [k, H, W]: the probe set's images as the model saw them;
+  // for frames, "probe_frames" [k, n, d], "probe_times" [k, n] and "probe_lengths" [k]: the
+  // probe set's features, their times and valid lengths.
   NamedTensors plot_data() override;
 
   struct Prediction {
