@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <xtensor/xview.hpp>
 #include <zlib.h>
 
 #include "attnlab/attnlab.hpp"
@@ -17,6 +18,8 @@
 #include "lab/builtins.hpp"
 #include "../framework/core/src/data/idx_file.hpp"
 #include "../framework/core/src/data/image_resize.hpp"
+#include "../framework/core/src/data/log_mel.hpp"
+#include "../framework/core/src/data/wav_file.hpp"
 #include "golden.hpp"
 #include "test_support.hpp"
 
@@ -438,4 +441,115 @@ TEST_CASE("attnlab plot --attention lays <cls>'s attention over an image, and dr
   for (std::size_t at = drawn.find("<circle"); at != std::string::npos; at = drawn.find("<circle", at + 1)) ++nodes;
   CHECK(edges == 8);  // 4 edges in each of the two maps (hidden, output)
   CHECK(nodes == 8);
+}
+
+namespace {
+
+// A WAV file of 16-bit samples with a given header (format, channels, bits), optionally cut short.
+void write_wav(const std::string& path, const std::vector<std::int16_t>& samples, std::uint16_t format = 1, std::uint16_t channels = 1,
+               std::uint16_t bits = 16, std::size_t cut = 0) {
+  const auto le = [](std::uint32_t v, int bytes) {
+    std::string out;
+    for (int i = 0; i < bytes; ++i) out += char((v >> (8 * i)) & 255);
+    return out;
+  };
+  std::string data;
+  for (std::int16_t s : samples) data += le(static_cast<std::uint16_t>(s), 2);
+  std::string fmt = le(format, 2) + le(channels, 2) + le(22050, 4) + le(22050 * 2, 4) + le(2, 2) + le(bits, 2);
+  std::string file = "RIFF" + le(static_cast<std::uint32_t>(36 + data.size()), 4) + "WAVE" + "fmt " + le(16, 4) + fmt + "data" +
+                     le(static_cast<std::uint32_t>(data.size()), 4) + data;
+  std::ofstream(path, std::ios::binary) << file.substr(0, file.size() - cut);
+}
+
+std::string wav_error(const std::string& path) {
+  try {
+    read_wav(path);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("WAV files: 16-bit mono PCM read; other encodings and damage named", "[data][speech]") {
+  TempDir dir("attnlab-wav");
+  write_wav(dir / "ok.wav", {0, 16384, -32768, 100});
+  const Wav wav = read_wav(dir / "ok.wav");
+  CHECK(wav.sample_rate == 22050);
+  CHECK(wav.samples == std::vector<float>{0.0f, 0.5f, -1.0f, 100.0f / 32768.0f});
+  write_wav(dir / "stereo.wav", {0, 1}, 1, 2);
+  CHECK_THAT(wav_error(dir / "stereo.wav"), Catch::Contains("not 16-bit mono PCM (format 1, 2 channels, 16 bits)"));
+  write_wav(dir / "float.wav", {0, 1}, 3, 1, 32);
+  CHECK_THAT(wav_error(dir / "float.wav"), Catch::Contains("not 16-bit mono PCM (format 3"));
+  write_wav(dir / "cut.wav", {1, 2, 3, 4}, 1, 1, 16, 3);
+  CHECK_THAT(wav_error(dir / "cut.wav"), Catch::Contains("the 'data' chunk runs past the end of the file (truncated)"));
+  std::ofstream(dir / "text.wav") << "hello, not audio at all";
+  CHECK_THAT(wav_error(dir / "text.wav"), Catch::Contains("not a WAV file"));
+  write_wav(dir / "empty.wav", {});
+  CHECK_THAT(wav_error(dir / "empty.wav"), Catch::Contains("holds no samples"));
+}
+
+TEST_CASE("log-mel frames: a pure tone lights the mel band of its frequency; frames every hop", "[data][speech]") {
+  const LogMel log_mel(22050, 512, 256, 40);
+  std::vector<float> tone(22050 / 2);  // half a second of 1 kHz, then of 4 kHz
+  const double pi = std::acos(-1.0);
+  for (std::size_t i = 0; i < tone.size(); ++i) tone[i] = static_cast<float>(std::sin(2 * pi * 1000.0 * static_cast<double>(i) / 22050.0));
+  const Tensor low = log_mel(tone);
+  for (std::size_t i = 0; i < tone.size(); ++i) tone[i] = static_cast<float>(std::sin(2 * pi * 4000.0 * static_cast<double>(i) / 22050.0));
+  const Tensor high = log_mel(tone);
+  REQUIRE(low.shape() == std::vector<std::size_t>{1 + (11025 - 512) / 256, 40});
+  const auto loudest = [](const Tensor& f) {
+    const auto row = xt::view(f, 10);
+    return static_cast<std::size_t>(std::max_element(row.begin(), row.end()) - row.begin());
+  };
+  // band m is centred at mel (m + 1) top / 41 on the mel scale m(f) = 2595 log10(1 + f / 700), top = m(11025 Hz)
+  const auto mel = [](double f) { return 2595.0 * std::log10(1.0 + f / 700.0); };
+  const auto band = [&](double f) { return static_cast<int>(std::lround(mel(f) * 41.0 / mel(11025.0))) - 1; };
+  CHECK(std::abs(static_cast<int>(loudest(low)) - band(1000.0)) <= 1);
+  CHECK(std::abs(static_cast<int>(loudest(high)) - band(4000.0)) <= 1);
+  CHECK(band(4000.0) - band(1000.0) > 10);
+  CHECK(log_mel(std::vector<float>(100, 0.0f)).shape()[0] == 1);  // shorter than a frame: one frame
+}
+
+TEST_CASE("spoken_digits: utterances as frame sets of their own lengths, a voice held out; its refusals", "[data][speech]") {
+  const Data data = load("spoken_digits", {{"path", test::source_root + "/datasets/spoken-digits/utterances.txt"}});
+  const auto& d = std::get<VectorData>(data);
+  CHECK(d.kind == InputKind::frames);
+  CHECK(d.dim == 40);
+  CHECK(d.train.size() == 360);  // 4 voices x 10 digits x 3 speeds x 3 pitches
+  CHECK(d.valid.size() == 90);   // en-029
+  CHECK(d.classes.at(7) == "seven");
+  const VectorBatch b = d.valid.sets->batch({0, 89});
+  CHECK(b.lens(0) != b.lens(1));  // "zero" slow and "nine" fast differ in length
+  const std::size_t n = b.vectors.shape()[1];
+  CHECK(n == static_cast<std::size_t>(std::max(b.lens(0), b.lens(1))));
+  CHECK(b.times(0, 1) == Approx(256.0 / 22050.0));
+  CHECK(d.valid.sets->describe(0) == "zero (en-029, 120 words a minute, pitch 35)");
+  CHECK(d.probe.size() == probe_size);
+
+  Options missing;
+  missing.set("valid_voice", "en-mars", "spec.yaml:5:16");
+  missing.set("path", test::source_root + "/datasets/spoken-digits/utterances.txt", "spec.yaml:4:9");
+  auto source = attn::test::builtins().datasets.create("spoken_digits", DatasetArgs{missing, ""});
+  Rng rng(1);
+  CHECK_THROWS_WITH(source->load(rng), Catch::Contains("spec.yaml:5:16: option 'valid_voice': no utterance") && Catch::Contains("'en-mars'"));
+  TempDir dir("attnlab-speech");
+  std::ofstream(dir / "utterances.txt") << "wav/a.wav 12 twelve en 1 2\n";
+  CHECK_THROWS_WITH(load("spoken_digits", {{"path", dir / "utterances.txt"}}), Catch::Contains("utterances.txt:1: expected \"file digit word voice speed pitch\""));
+}
+
+TEST_CASE("attnlab plot --attention draws a frames run's attention over time above its spectrogram", "[cli][analysis][speech]") {
+  TempDir dir("attnlab-speech-plot");
+  std::ofstream(dir / "speech.yaml") << "name: speech\ndataset:\n  name: spoken_digits\n  path: " << test::source_root
+                                     << "/datasets/spoken-digits/utterances.txt\nmodel:\n  name: encoder_classifier\n  d_model: 8\n"
+                                        "  heads: 2\n  layers: 1\ntraining:\n  epochs: 1\n  batch_size: 32\nrecord:\n  attention: [3]\n";
+  const auto run = test::command_output(test::attnlab_exe + " run " + (dir / "speech.yaml") + " --output " + (dir / "speech.h5") + " 2>&1");
+  INFO(run.text);
+  REQUIRE(run.status == 0);
+  const auto plot = test::command_output(test::attnlab_exe + " plot " + (dir / "speech.h5") + " --attention -o " + (dir / "speech.svg") + " 2>&1");
+  REQUIRE(plot.status == 0);
+  const std::string svg = test::read_text(dir / "speech.svg");
+  CHECK_THAT(svg, Catch::Contains("&lt;cls&gt;&#39;s attention over time") && Catch::Contains("log-mel frames") && Catch::Contains("seconds"));
+  CHECK_THAT(svg, Catch::Contains("example_3") && Catch::Contains("(en-029, "));
 }
