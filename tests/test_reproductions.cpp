@@ -165,3 +165,18 @@ TEST_CASE("graph attention labels the karate club from its two leaders: the accu
   const std::string commands = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/running-experiments.md");
   CHECK_THAT(commands, Catch::Contains("$ attnlab predict gat-karate.h5 --run scoring-gat_seed-1 --node 8 --attention\n" + predicted.text));
 }
+
+TEST_CASE("spoken digits from a voice never heard: the accuracies docs/concepts/speech-frames.md quotes", "[reproduction][speech]") {
+  test::TempDir tmp("attnlab-spoken");
+  RunnerOptions o;
+  o.output = tmp / "spoken-digits.h5";
+  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/spoken-digits.yaml", o) == 0);
+  const ResultsReader results(tmp / "spoken-digits.h5");
+  CHECK(results.run("pool-cls").metrics.at("valid_accuracy") * 90 == Approx(72));   // of en-029's 90 utterances
+  CHECK(results.run("pool-mean").metrics.at("valid_accuracy") * 90 == Approx(74));
+  const Tensor confusion = *results.plot_data("pool-mean", "confusion");
+  CHECK(confusion(2, 4) == 9.0f);  // every "two" heard as "four"
+  CHECK(confusion(3, 8) == 7.0f);  // 7 of the 9 "three" heard as "eight"
+  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/speech-frames.md");
+  CHECK_THAT(page, Catch::Contains("| `cls` | 0.8000 |") && Catch::Contains("| `mean` | 0.8222 |"));
+}
