@@ -6,7 +6,7 @@
 //   H = encoder blocks          LN(X + MHA(X)), LN(Y + FFN(Y)); padded positions masked
 //   pool cls:  h = H[:, 0]      pool mean: h = mean of H over each set's valid positions
 //   logits = h W + b            [B, classes]
-// Options: d_model, heads, layers, ffn_hidden, dropout, scoring, normalizer, positional,
+// Options: d_model, heads, layers, ffn_hidden, dropout, scoring, normalizer, window, positional,
 // max_len, pool.
 #include <cmath>
 
@@ -18,20 +18,6 @@
 
 namespace attn {
 namespace {
-
-TransformerBlockConfig classifier_blocks(const Options& o) {
-  TransformerBlockConfig c;
-  c.d_model = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
-  c.ffn_hidden = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
-  c.heads = o.get<std::size_t>("heads", 4, 1, 1024);
-  c.dropout = o.get<float>("dropout", 0.0f, 0.0f, 0.99f);
-  c.scoring = plugin_choice(o, "scoring", "scaled_dot");
-  c.normalizer = plugin_choice(o, "normalizer", c.normalizer.name);
-  if (c.d_model % c.heads != 0)
-    throw SpecError(o.where("heads"), "option 'd_model' (" + std::to_string(c.d_model) + ") must be a multiple of 'heads' (" +
-                                          std::to_string(c.heads) + ")");
-  return c;
-}
 
 std::string one_of(const Options& o, const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed) {
   const std::string v = o.get<std::string>(key, fallback);
@@ -45,7 +31,7 @@ class EncoderClassifier final : public Classifier {
  public:
   explicit EncoderClassifier(const ModelArgs& a)
       : Classifier(a, "encoder_classifier"),
-        c_(classifier_blocks(a.options)),
+        c_(block_options(a.options, 0.0f)),
         pool_(one_of(a.options, "pool", "cls", {"cls", "mean"})),
         positional_(one_of(a.options, "positional", "sinusoidal", {"sinusoidal", "learned", "none"})),
         max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len + 1, 1000), 1, 1 << 20)) {

@@ -78,21 +78,6 @@ class ConvolutionEncoder {
   std::vector<AddNorm> norms_;
 };
 
-TransformerBlockConfig block_config(const Options& o) {
-  TransformerBlockConfig c;
-  c.d_model = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
-  c.ffn_hidden = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
-  c.heads = o.get<std::size_t>("heads", 4, 1, 1024);
-  c.dropout = o.get<float>("dropout", 0.0f, 0.0f, 0.99f);
-  c.scoring = plugin_choice(o, "scoring", "scaled_dot");
-  c.normalizer = plugin_choice(o, "normalizer", c.normalizer.name);
-  c.window = o.get<std::size_t>("window", 0, 0, 1 << 20);
-  if (c.d_model % c.heads != 0)
-    throw SpecError(o.where("heads"), "option 'd_model' (" + std::to_string(c.d_model) + ") must be a multiple of 'heads' (" +
-                                          std::to_string(c.heads) + ")");
-  return c;
-}
-
 class EncoderTagger final : public SequenceModel {
  public:
   explicit EncoderTagger(const ModelArgs& a) : SequenceModel(a) {
@@ -100,7 +85,7 @@ class EncoderTagger final : public SequenceModel {
     const std::string encoder = o.get<std::string>("encoder", "self_attention");
     if (encoder != "self_attention" && encoder != "convolution")
       throw SpecError(o.where("encoder"), "option 'encoder' must be 'self_attention' or 'convolution', got '" + encoder + "'");
-    const TransformerBlockConfig c = block_config(o);
+    const TransformerBlockConfig c = block_options(o, 0.0f);
     const std::size_t layers = o.get<std::size_t>("layers", 2, 1, 64), max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
     const std::string positional = o.get<std::string>("positional", "sinusoidal");
     if (positional != "sinusoidal" && positional != "learned")

@@ -64,15 +64,9 @@ struct TransformerState final : DecoderState {
 
 Hyper read_hyper(const Options& o) {
   Hyper h;
-  h.block.d_model = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
-  h.block.ffn_hidden = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
-  h.block.heads = o.get<std::size_t>("heads", 4, 1, 1024);
+  h.block = block_options(o, 0.1f);
   h.layers = o.get<std::size_t>("layers", 2, 1, 64);
   h.max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
-  h.block.dropout = o.get<float>("dropout", 0.1f, 0.0f, 0.99f);
-  h.block.scoring = plugin_choice(o, "scoring", "scaled_dot");
-  h.block.normalizer = plugin_choice(o, "normalizer", h.block.normalizer.name);
-  h.block.window = o.get<std::size_t>("window", 0, 0, 1 << 20);
   h.kv_cache = o.get<bool>("kv_cache", true);
   return h;
 }
@@ -86,9 +80,6 @@ class Transformer final : public SequenceModel {
     if (h_.max_len < data_.num_steps)
       throw SpecError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(h_.max_len) +
                                                         ") must be at least the dataset's num_steps (" + std::to_string(data_.num_steps) + ")");
-    if (h_.block.d_model % h_.block.heads != 0)
-      throw SpecError(a.options.where("heads"), "option 'd_model' (" + std::to_string(h_.block.d_model) + ") must be a multiple of 'heads' (" +
-                                                      std::to_string(h_.block.heads) + ")");
     const ParamScope enc = a.params.child("encoder"), dec = a.params.child("decoder");
     src_embed_.emplace(enc.child("embedding"), data_.src_vocab.size(), h_.block.d_model);
     tgt_embed_.emplace(dec.child("embedding"), data_.tgt_vocab.size(), h_.block.d_model);

@@ -24,6 +24,21 @@ AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bo
 
 }  // namespace
 
+TransformerBlockConfig block_options(const Options& o, float default_dropout) {
+  TransformerBlockConfig c;
+  c.d_model = o.get<std::size_t>("d_model", 32, 1, 1 << 16);
+  c.ffn_hidden = o.get<std::size_t>("ffn_hidden", 64, 1, 1 << 20);
+  c.heads = o.get<std::size_t>("heads", 4, 1, 1024);
+  c.dropout = o.get<float>("dropout", default_dropout, 0.0f, 0.99f);
+  c.scoring = plugin_choice(o, "scoring", "scaled_dot");
+  c.normalizer = plugin_choice(o, "normalizer", c.normalizer.name);
+  c.window = o.get<std::size_t>("window", 0, 0, 1 << 20);
+  if (c.d_model % c.heads != 0)
+    throw SpecError(o.where("heads"), "option 'd_model' (" + std::to_string(c.d_model) + ") must be a multiple of 'heads' (" +
+                                          std::to_string(c.heads) + ")");
+  return c;
+}
+
 AddNorm::AddNorm(const ParamScope& scope, std::size_t dim, float dropout) : norm_(scope, dim), dropout_(dropout) {}
 
 Var AddNorm::operator()(const Var& x, const Var& y, const ForwardContext& context) const {

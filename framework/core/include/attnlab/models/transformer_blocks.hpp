@@ -27,6 +27,11 @@ struct TransformerBlockConfig {
   std::size_t window = 0;  // encoder self-attention: query i sees keys |i - j| < window (0: all)
 };
 
+// The blocks' options of a model (d_model, ffn_hidden, heads, dropout, scoring, normalizer,
+// window), with the Transformer's defaults but for the dropout; 'd_model' must be a multiple of
+// 'heads' (refused at 'heads').
+TransformerBlockConfig block_options(const Options& options, float default_dropout);
+
 // LN(x + dropout(y))
 class AddNorm {
  public:
