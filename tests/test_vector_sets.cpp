@@ -237,6 +237,10 @@ TEST_CASE("vit on pixel sets: shapes, the patch grid's labels, and its refusals"
   CHECK_THROWS_WITH(make_model("encoder_classifier", sequences, {}, other, rng),
                     Catch::Contains("predicts one label per input") && Catch::Contains("sequence or regression targets"));
   CHECK_THROWS_WITH(make_model("transformer", tokens, {}, other, rng), Catch::Contains("gives one label per input"));
+  const Data graph = load("graph", {{"edges", test::source_root + "/datasets/karate-club/edges.txt"},
+                                    {"labels", test::source_root + "/datasets/karate-club/clubs.txt"}});
+  CHECK_THROWS_WITH(make_model("encoder_classifier", graph, {}, other, rng), Catch::Contains("this dataset labels each vector: a graph's nodes (for those: gat)"));
+  CHECK_THROWS_WITH(make_model("gat", tokens, {}, other, rng), Catch::Contains("model 'gat' gives a label per vector (node), but this dataset labels whole inputs"));
 }
 
 TEST_CASE("vit and encoder_classifier: the gradient of the loss to every parameter matches finite differences", "[models][classification][gradcheck]") {
@@ -537,6 +541,13 @@ TEST_CASE("spoken_digits: utterances as frame sets of their own lengths, a voice
   TempDir dir("attnlab-speech");
   std::ofstream(dir / "utterances.txt") << "wav/a.wav 12 twelve en 1 2\n";
   CHECK_THROWS_WITH(load("spoken_digits", {{"path", dir / "utterances.txt"}}), Catch::Contains("utterances.txt:1: expected \"file digit word voice speed pitch\""));
+
+  // not made yet (outside the repository, the default path finds nothing): how to make them, exit 2
+  std::ofstream(dir / "speech.yaml") << "name: speech\ndataset:\n  name: spoken_digits\nmodel:\n  name: encoder_classifier\n";
+  const auto missing_data = test::command_output("cd " + dir.path.string() + " && " + test::attnlab_exe + " validate speech.yaml 2>&1");
+  CHECK(missing_data.status == 2);
+  CHECK_THAT(missing_data.text, Catch::Contains("speech.yaml:3:3: the spoken digits are not made yet") &&
+                                    Catch::Contains("bash datasets/spoken-digits/make_spoken_digits.sh") && Catch::Contains("apt-get install espeak-ng"));
 }
 
 TEST_CASE("attnlab plot --attention draws a frames run's attention over time above its spectrogram", "[cli][analysis][speech]") {

@@ -75,8 +75,8 @@ class FashionMnist final : public DatasetSource {
         valid_where_(first_written(a.options, {"num_valid", "resize"})) {
     std::error_code ec;
     if (!fs::is_directory(path_, ec)) {
-      if (!a.options.has("path"))
-        throw SpecError(where_, std::string("Fashion-MNIST is not installed: ") + debian_path +
+      if (!a.options.has("path"))  // (no place of its own: reported at the dataset's name)
+        throw std::invalid_argument(std::string("Fashion-MNIST is not installed: ") + debian_path +
                                     " does not exist. Install Debian's package (sudo apt-get install dataset-fashion-mnist; "
                                     "bash .ci/setup does), or name a directory of IDX files with option 'path'");
       throw SpecError(where_, "option 'path': '" + path_ + "' is not a directory holding the IDX files "

@@ -66,8 +66,8 @@ class SpokenDigits final : public DatasetSource {
         valid_voice_(a.options.get<std::string>("valid_voice", "en-029")),
         mels_(a.options.get<std::size_t>("mels", 40, 8, 128)),
         where_(a.options.where("path")), voice_where_(a.options.where("valid_voice")) {
-    if (!a.options.has("path") && !fs::exists(path_))
-      throw SpecError(where_, std::string("the spoken digits are not made yet: ") + default_path +
+    if (!a.options.has("path") && !fs::exists(path_))  // (no place of its own: reported at the dataset's name)
+      throw std::invalid_argument(std::string("the spoken digits are not made yet: ") + default_path +
                                   " does not exist. Make them with: bash datasets/spoken-digits/make_spoken_digits.sh "
                                   "(it needs espeak-ng: sudo apt-get install espeak-ng; bash .ci/setup does both)");
   }

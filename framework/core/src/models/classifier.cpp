@@ -68,7 +68,12 @@ const VectorData& vector_data(const ModelArgs& args, const std::string& model) {
                               "this dataset gives sequence or regression targets (for those: seq2seq, transformer, encoder_tagger, nadaraya_watson)");
 }
 
-Classifier::Classifier(const ModelArgs& args, const std::string& model) : data_(vector_data(args, model)) {}
+Classifier::Classifier(const ModelArgs& args, const std::string& model, bool per_vector) : data_(vector_data(args, model)) {
+  if (per_vector != (data_.train.labels.dimension() == 2))
+    throw std::invalid_argument("model '" + model + "' gives " + (per_vector ? "a label per vector (node)" : "one label per input") +
+                                ", but this dataset labels " + (per_vector ? "whole inputs (for those: encoder_classifier, vit)"
+                                                                           : "each vector: a graph's nodes (for those: gat)"));
+}
 
 LossResult Classifier::loss(const std::vector<std::size_t>& batch, const TrainingStep& step) {
   const VectorBatch b = data_.train.sets->batch(batch);

@@ -52,7 +52,7 @@ class GatLayer {
 
 class GraphAttentionNetwork final : public Classifier {
  public:
-  explicit GraphAttentionNetwork(const ModelArgs& a) : Classifier(a, "gat") {
+  explicit GraphAttentionNetwork(const ModelArgs& a) : Classifier(a, "gat", true) {
     const Options& o = a.options;
     const std::size_t hidden = o.get<std::size_t>("hidden", 8, 1, 1 << 16), layers = o.get<std::size_t>("layers", 2, 1, 16);
     heads_ = o.get<std::size_t>("heads", 8, 1, 256);

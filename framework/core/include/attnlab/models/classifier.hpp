@@ -17,7 +17,8 @@ namespace attn {
 
 class Classifier : public Model {
  public:
-  Classifier(const ModelArgs& args, const std::string& model);
+  // per_vector: the model gives a label per vector (logits [B, n, C]), else one per set.
+  Classifier(const ModelArgs& args, const std::string& model, bool per_vector = false);
 
   std::size_t train_size() const override { return data_.train.size(); }
   LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) override;
