@@ -12,7 +12,7 @@ TEST_CASE("built-ins are registered by an explicit call, one registry per kind",
   Registries r;
   CHECK(r.scoring.names().empty());
   register_builtins(r);
-  CHECK(r.scoring.names() == std::vector<std::string>{"additive", "boxcar", "constant", "dot", "epanechikov", "gaussian",
+  CHECK(r.scoring.names() == std::vector<std::string>{"additive", "boxcar", "constant", "dot", "epanechikov", "gat", "gaussian",
                                                       "gaussian_kernel", "gaussian_learned", "general", "scaled_dot"});
   CHECK(r.cells.names() == std::vector<std::string>{"gru", "lstm", "rnn"});
   CHECK(r.modes.names() == std::vector<std::string>{"qkv", "qvv", "vvv"});
@@ -30,7 +30,7 @@ TEST_CASE("an unknown name lists the known ones and suggests the closest", "[reg
   register_builtins(r);
   CHECK_THROWS_WITH(r.scoring.get("adittive"),
                     "unknown scoring function 'adittive'; did you mean 'additive'? known: additive, boxcar, constant, "
-                    "dot, epanechikov, gaussian, gaussian_kernel, gaussian_learned, general, scaled_dot");
+                    "dot, epanechikov, gat, gaussian, gaussian_kernel, gaussian_learned, general, scaled_dot");
   CHECK_THROWS_WITH(r.cells.get("lstn"), Catch::StartsWith("unknown RNN cell 'lstn'; did you mean 'lstm'?"));
   // Nothing close: no guess, just the list.
   CHECK_THROWS_WITH(r.modes.get("transformer"), "unknown attention mode 'transformer'; known: qkv, qvv, vvv");
