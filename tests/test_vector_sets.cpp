@@ -16,6 +16,7 @@
 #include "attnlab/plugin_loader.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "lab/builtins.hpp"
+#include "lab/results/hdf5_file.hpp"
 #include "../framework/core/src/data/idx_file.hpp"
 #include "../framework/core/src/data/image_resize.hpp"
 #include "../framework/core/src/data/log_mel.hpp"
@@ -445,6 +446,22 @@ TEST_CASE("attnlab plot --attention lays <cls>'s attention over an image, and dr
   for (std::size_t at = drawn.find("<circle"); at != std::string::npos; at = drawn.find("<circle", at + 1)) ++nodes;
   CHECK(edges == 8);  // 4 edges in each of the two maps (hidden, output)
   CHECK(nodes == 8);
+
+  // Files edited by other programs: arrays of another shape are a damaged file (exit 1), never read out of bounds.
+  const auto damage = [&](const std::string& h5, const std::string& array, const Tensor& value) {
+    Hdf5File f(dir / h5, Hdf5File::Mode::read_write);
+    const std::string path = "/runs/run/data/" + array;  // (a sweep of one run: its id is "run")
+    f.remove(path);
+    f.write(path, value);
+  };
+  damage("vit.h5", "probe_images", Tensor{1.0f, 2.0f});
+  const auto flat = test::command_output(test::attnlab_exe + " plot " + (dir / "vit.h5") + " --attention -o " + (dir / "x.svg") + " 2>&1");
+  CHECK(flat.status == 1);
+  CHECK_THAT(flat.text, Catch::Contains("data/probe_images has shape [2], not 3 axes (a damaged file)"));
+  damage("gat.h5", "adjacency", xt::ones<float>({3, 3}));
+  const auto small = test::command_output(test::attnlab_exe + " plot " + (dir / "gat.h5") + " --attention -o " + (dir / "y.svg") + " 2>&1");
+  CHECK(small.status == 1);
+  CHECK_THAT(small.text, Catch::Contains("data/adjacency [3, 3] is not the graph of the hidden map"));
 }
 
 namespace {

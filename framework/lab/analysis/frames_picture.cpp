@@ -11,7 +11,7 @@ std::vector<std::string> frames_attention_pictures(const Tensor& frames, const T
   const std::size_t layers = map.weights.shape()[0], heads = map.weights.shape()[1], mels = frames.shape()[1];
   const bool cls = !map.keys.empty() && map.keys[0] == "<cls>";
   const std::size_t first = cls ? 1 : 0;  // the key of frame 0
-  length = std::min(length, map.weights.shape()[3] - first);
+  length = std::min({length, map.weights.shape()[3] - first, frames.shape()[0], times.size()});
   std::vector<std::string> out;
   svg::Chart chart;
   chart.title = (cls ? "<cls>'s attention" : "attention (mean over the frames' queries)") + std::string(" over time") +

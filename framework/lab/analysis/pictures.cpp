@@ -119,6 +119,16 @@ bool has_fit(const ResultsReader& file, const std::string& run) { return file.pl
 
 namespace {
 
+// An array a picture draws (data/<name>), when the run has it: of rank `rank`, else the file is
+// damaged (an edited file must not be read out of bounds).
+std::optional<Tensor> picture_data(const ResultsReader& file, const std::string& run, const std::string& name, std::size_t rank) {
+  std::optional<Tensor> t = file.plot_data(run, name);
+  if (t && (t->dimension() != rank || t->size() == 0))
+    throw FileError(file.path() + ": run '" + run + "': data/" + name + " has shape " + shape_str(shape_of(*t)) + ", not " +
+                    std::to_string(rank) + " axes (a damaged file)");
+  return t;
+}
+
 // Why a run may have nothing to draw: "" for a run that finished, else " (the run failed: ...)".
 std::string unfinished_note(const ResultsReader& file, const std::string& run) {
   const RunInfo info = file.run(run);
@@ -145,10 +155,13 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
     if (it == names.end()) throw UsageError(unknown_name_message("attention map", view.map, names));
     maps = {maps[static_cast<std::size_t>(it - names.begin())]};
   }
-  const std::optional<Tensor> adjacency = file.plot_data(run, "adjacency");  // a graph: drawn as one
-  const std::optional<Tensor> images = file.plot_data(run, "probe_images");   // images: attention laid over them
-  const std::optional<Tensor> frames = file.plot_data(run, "probe_frames");   // speech: attention above its spectrogram
-  const std::optional<Tensor> lengths = file.plot_data(run, "probe_lengths"), times = file.plot_data(run, "probe_times");
+  const std::optional<Tensor> adjacency = picture_data(file, run, "adjacency", 2);  // a graph: drawn as one
+  const std::optional<Tensor> images = picture_data(file, run, "probe_images", 3);  // images: attention laid over them
+  const std::optional<Tensor> frames = picture_data(file, run, "probe_frames", 3);  // speech: attention above its spectrogram
+  const std::optional<Tensor> lengths = picture_data(file, run, "probe_lengths", 1), times = picture_data(file, run, "probe_times", 2);
+  if (frames && (!lengths || !times || lengths->shape()[0] != frames->shape()[0] || times->shape()[0] != frames->shape()[0] ||
+                 times->shape()[1] != frames->shape()[1]))
+    throw FileError(file.path() + ": run '" + run + "': data/probe_frames, probe_times and probe_lengths do not agree in shape (a damaged file)");
   std::string caption = run + ", " + name;
   if (adjacency) {
     caption += ": " + example.source;  // (its nodes' classes are the colours)
@@ -169,7 +182,9 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
     }
     if (frames && lengths && times && name.rfind("example_", 0) == 0 && index < frames->shape()[0]) {
       const Tensor utterance = xt::view(*frames, index), at = xt::view(*times, index);
-      for (std::string& p : frames_attention_pictures(utterance, at, static_cast<std::size_t>((*lengths)(index)), m, view))
+      const float stored = (*lengths)(index);  // a count, kept as a float: an edited file may hold anything
+      const std::size_t length = std::isfinite(stored) && stored > 0.0f ? static_cast<std::size_t>(std::min(stored, 1e9f)) : 0;
+      for (std::string& p : frames_attention_pictures(utterance, at, length, m, view))
         pictures.push_back(std::move(p));
       continue;
     }
@@ -177,6 +192,9 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
       map_pictures(m, view, pictures, heads_in_row);
       continue;
     }
+    if (adjacency->shape()[0] != adjacency->shape()[1] || adjacency->shape()[0] != m.weights.shape()[2] || m.weights.shape()[2] != m.weights.shape()[3])
+      throw FileError(file.path() + ": run '" + run + "': data/adjacency " + shape_str(shape_of(*adjacency)) + " is not the graph of the " +
+                      m.name + " map " + shape_str(shape_of(m.weights)) + " (a damaged file)");
     for (std::size_t l = 0; l < m.weights.shape()[0]; ++l)
       if (!view.layer || *view.layer == l) pictures.push_back(graph_attention_picture(*adjacency, example, m, l, view.head));
     heads_in_row = 2;

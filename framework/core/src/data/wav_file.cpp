@@ -1,6 +1,9 @@
 #include "wav_file.hpp"
 
+#include "attnlab/file_kind.hpp"
+
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -19,6 +22,12 @@ std::uint16_t le16(const std::string& b, std::size_t at) {
 }  // namespace
 
 Wav read_wav(const std::string& path) {
+  constexpr std::uintmax_t max_bytes = std::uintmax_t(1) << 30;  // 6 hours of 22 kHz audio
+  if (const std::string what = not_a_regular_file(path); !what.empty())  // a FIFO is never opened
+    throw std::runtime_error(path + ": " + what + ", not a WAV file");
+  std::error_code ec;
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > max_bytes)
+    throw std::runtime_error(path + ": " + std::to_string(size) + " bytes, more than the 1 GiB a WAV file may have here");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot be opened");
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
