@@ -31,7 +31,10 @@
 // 7: ScoringFunction::dot_product_scale and NormalizerTraits::masked_softmax (fused attention).
 // 8: Tensor's allocator is attn::TensorAllocator (tensor_memory.hpp: huge pages for large
 //    tensors), so every function that takes or returns a Tensor has another signature.
-#define ATTNLAB_PLUGIN_API_VERSION 8
+// 9: Data holds a third family, VectorData (sets of vectors: images, graphs, frames, labelled
+//    token sets), so ModelArgs and DatasetSource::load changed; Attention's call takes a score
+//    bias.
+#define ATTNLAB_PLUGIN_API_VERSION 9
 
 namespace attn {
 
