@@ -119,3 +119,27 @@ TEST_CASE("report: tokens, run names and spec text are escaped: a corpus of <scr
   INFO(opened.text);
   CHECK(opened.status == 0);
 }
+
+TEST_CASE("report in a browser: image and graph runs show their attention drawn on the image and on the graph", "[browser]") {
+  attn::test::TempDir dir("attnlab-browser-inputs");
+  std::ofstream(dir / "edges.txt") << "0 1\n1 2\n2 3\n3 0\n0 2\n";
+  std::ofstream(dir / "labels.txt") << "0 0\n1 0\n2 1\n3 1\n";
+  std::ofstream(dir / "gat.yaml") << "name: gat\ndataset:\n  name: graph\n  edges: edges.txt\n  labels: labels.txt\n"
+                                     "  train_nodes: [0, 2]\nmodel:\n  name: gat\n  heads: 2\ntraining:\n  epochs: 2\n  batch_size: 1\n";
+  std::ofstream(dir / "vit.yaml") << "name: vit\ndataset:\n  name: fashion_mnist\n  num_train: 64\n  num_valid: 16\n"
+                                     "model:\n  name: vit\n  patch_size: 7\n  d_model: 8\n  mlp_hidden: 8\n  heads: 2\n"
+                                     "training:\n  epochs: 1\n  batch_size: 32\n";
+  for (const std::string name : {"gat", "vit"}) {
+    DYNAMIC_SECTION(name) {
+      const std::string h5 = dir / (name + ".h5"), page = dir / (name + ".html");
+      const auto run = command_output(attnlab_exe + " run " + (dir / (name + ".yaml")) + " --output " + h5 + " 2>&1");
+      INFO(run.text);
+      REQUIRE(run.status == 0);
+      REQUIRE(command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1").status == 0);
+      const auto out = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + page + " inputs 2>&1");
+      INFO(out.text);
+      CHECK(out.status == 0);
+      CHECK(out.text.find("inputs: ok") != std::string::npos);
+    }
+  }
+}

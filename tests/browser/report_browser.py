@@ -3,7 +3,7 @@
 checks that its panels answer as a person uses them. tests/test_report_browser.cpp runs it.
 
 usage: report_browser.py REPORT.html CHECK [--screenshot PNG [--section ID]]
-  CHECK  toc | explorer | scale | epoch | tokens | side-by-side | curves | svg
+  CHECK  toc | explorer | scale | epoch | tokens | side-by-side | curves | svg | inputs
          (or `open`: only open the page and read the console, for a screenshot)
   --screenshot PNG   after the checks, a picture of a section of the page (default: explorer);
                      docs/images/make-report-screenshots.sh makes the pictures of docs/analysis.md
@@ -268,6 +268,22 @@ def check_svg(driver, downloads):
         expect("<svg" in f.read(), f"{saved[0]} is not an SVG")
 
 
+def check_inputs(driver):
+    """A run of images, a graph or speech shows its attention drawn on its input: an image under
+    its patch grid, the graph's nodes and edges, or a curve over time above the spectrogram."""
+    pictures = driver.find_elements(By.CSS_SELECTOR, "#runs .input-attention svg")
+    expect(pictures, "no run shows its attention drawn on its input")
+    for svg in pictures:
+        expect(svg.size["width"] > 100 and svg.size["height"] > 100, f"an input picture is drawn {svg.size}")
+        images = svg.find_elements(By.CSS_SELECTOR, "image")
+        loaded = [driver.execute_script("const i = new Image(); i.src = arguments[0]; return i.decode().then(() => i.naturalWidth)",
+                                        im.get_attribute("href")) for im in images]
+        expect(all(w and w > 0 for w in loaded), "an embedded image does not decode in the browser")
+        lines, circles = svg.find_elements(By.CSS_SELECTOR, "line"), svg.find_elements(By.CSS_SELECTOR, "circle")
+        expect(images or (lines and circles) or "over time" in svg.text,
+               "an input picture holds no image, no graph and no curve over time")
+
+
 def picture(driver, section, png):
     """A PNG of one section of the page, wherever it is (Chromium's element screenshots stop at the window)."""
     box = driver.execute_script("const r = document.getElementById(arguments[0]).getBoundingClientRect();"
@@ -287,7 +303,8 @@ def main():
     report, check = os.path.abspath(sys.argv[1]), sys.argv[2]
     screenshot = sys.argv[sys.argv.index("--screenshot") + 1] if "--screenshot" in sys.argv else None
     checks = {"open": lambda driver: None, "toc": check_toc, "explorer": check_explorer, "scale": check_scale, "epoch": check_epoch,
-              "tokens": check_tokens, "side-by-side": check_side_by_side, "curves": check_curves, "svg": check_svg}
+              "tokens": check_tokens, "side-by-side": check_side_by_side, "curves": check_curves, "svg": check_svg,
+              "inputs": check_inputs}
     if check not in checks:
         sys.exit(f"unknown check {check!r}; the checks are {', '.join(checks)}")
     driver = service = None

@@ -117,6 +117,13 @@ std::vector<std::string> recorded_examples(const ResultsReader& file, const std:
 
 bool has_fit(const ResultsReader& file, const std::string& run) { return file.plot_data(run, "y_prediction").has_value(); }
 
+bool draws_on_input(const ResultsReader& file, const std::string& run) {
+  if (file.examples(run).empty()) return false;
+  for (const char* input : {"probe_images", "adjacency", "probe_frames"})
+    if (file.plot_data(run, input)) return true;
+  return false;
+}
+
 namespace {
 
 // An array a picture draws (data/<name>), when the run has it: of rank `rank`, else the file is

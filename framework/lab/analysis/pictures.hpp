@@ -29,6 +29,10 @@ std::string curves_picture(const ResultsReader& file, const std::vector<std::str
 // several runs side by side (their fits in one row, their kernel maps below).
 std::string fit_picture(const ResultsReader& file, const std::vector<std::string>& runs);
 
+// Whether a run keeps the input its attention is drawn on (an image, a graph, speech frames)
+// and recorded an example to draw: the report shows that picture with the run.
+bool draws_on_input(const ResultsReader& file, const std::string& run);
+
 // What a run has to plot: the recorded examples, and whether it has regression data.
 std::vector<std::string> recorded_examples(const ResultsReader& file, const std::string& run);
 bool has_fit(const ResultsReader& file, const std::string& run);

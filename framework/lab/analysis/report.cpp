@@ -123,6 +123,11 @@ void run_section(const ResultsReader& file, const RunInfo& r, std::ostringstream
     out << html_tables({t});
   }
   if (has_fit(file, r.id)) out << "<div class=\"pictures\">" << fit_picture(file, {r.id}) << "</div>\n";
+  if (draws_on_input(file, r.id)) {  // its first recorded example, the heads' mean: over the image, on the graph, above the spectrogram
+    AttentionView view;
+    view.average = true;
+    out << "<div class=\"pictures input-attention\">" << attention_picture(file, r.id, view) << "</div>\n";
+  }
   out << "</div>\n";
 }
 
