@@ -397,6 +397,14 @@ TEST_CASE("attnlab predict: a trained classifier's classes for examples and type
   const auto run = test::command_output(test::attnlab_exe + " run " + test::source_root + "/experiments/sequence-classification.yaml --output " +
                                         h5 + " --set training.epochs=3 2>&1");
   REQUIRE(run.status == 0);
+  {  // the confusion matrix of every evaluated epoch, the last one the final
+    const Hdf5File f(h5, Hdf5File::Mode::read);
+    const Tensor per_epoch = f.read("/runs/task-majority_pool-cls/history/arrays/confusion");
+    REQUIRE(per_epoch.shape() == std::vector<std::size_t>{3, 10, 10});
+    const Tensor first = xt::view(per_epoch, 0), last = xt::view(per_epoch, 2);
+    CHECK(xt::sum(first)() == Approx(200.0));
+    CHECK(last == f.read("/runs/task-majority_pool-cls/data/confusion"));
+  }
   const std::string predict = test::attnlab_exe + " predict " + h5 + " --run task-majority_pool-cls";
   const auto typed = test::command_output(predict + " \"3 3 1 4\" 9919 --attention 2>&1");
   CHECK(typed.status == 0);

@@ -29,6 +29,7 @@ inline const std::string probe_prefix = "probe_";
 // Below a history group: per-head attention metrics and the snapshots of the recorded maps.
 inline const std::string history_attention = "attention";
 inline const std::string history_snapshots = "snapshots";
+inline const std::string history_arrays = "arrays";  // per-epoch arrays: history/arrays/<name> [epoch, ...]
 inline std::string example_name(std::size_t index) { return "example_" + std::to_string(index); }
 inline std::string epoch_name(std::size_t epoch) { return "epoch_" + std::to_string(epoch); }
 
@@ -51,5 +52,9 @@ std::vector<MapMetrics> read_attention_metrics(const Hdf5File& f, const std::str
 // head] (NaN in epochs not measured) and <history>/snapshots/epoch_<e>/example_<i>/...
 void write_attention_history(Hdf5File& f, const std::string& history_group, const std::vector<EpochRecord>& history);
 void read_attention_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history);
+// EpochRecord::arrays of every epoch as history/arrays/<name> [epoch, ...] (NaN where an epoch
+// was not evaluated), and back.
+void write_array_history(Hdf5File& f, const std::string& history_group, const std::vector<EpochRecord>& history);
+void read_array_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history);
 
 }  // namespace attn::layout

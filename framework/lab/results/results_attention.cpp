@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "lab/results/layout.hpp"
@@ -146,6 +147,44 @@ void write_attention_history(Hdf5File& f, const std::string& history_group, cons
   for (const EpochRecord& e : history)
     for (const ExampleAttention& ex : e.snapshot)
       write_example(f, history_group + "/" + history_snapshots + "/" + epoch_name(e.epoch) + "/" + example_name(ex.example), ex);
+}
+
+void write_array_history(Hdf5File& f, const std::string& history_group, const std::vector<EpochRecord>& history) {
+  std::map<std::string, Shape> shapes;  // every array of some epoch, with its shape
+  for (const EpochRecord& e : history)
+    for (const auto& [name, a] : e.arrays) shapes.emplace(name, shape_of(a));
+  for (const auto& [name, shape] : shapes) {
+    const std::size_t per = num_elements(shape);
+    Shape stacked = {history.size()};
+    stacked.insert(stacked.end(), shape.begin(), shape.end());
+    Tensor out = Tensor::from_shape(stacked);
+    std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
+    for (std::size_t i = 0; i < history.size(); ++i)
+      for (const auto& [n, a] : history[i].arrays)
+        if (n == name && a.size() == per) std::copy(a.begin(), a.end(), out.begin() + static_cast<std::ptrdiff_t>(i * per));
+    const std::string path = history_group + "/" + history_arrays + "/" + name;
+    f.write(path, out);
+    describe(f, path, "epoch," + std::string(name == "confusion" ? "true class,predicted class" : "..."), name == "confusion" ? "examples" : "",
+             name + " after each evaluated epoch (NaN: not evaluated that epoch)");
+  }
+}
+
+void read_array_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history) {
+  const std::string group = history_group + "/" + history_arrays;
+  if (!f.exists(group)) return;
+  for (const std::string& name : f.children(group)) {
+    const Tensor stacked = f.read(group + "/" + name);  // [epoch, ...]
+    if (stacked.dimension() < 1 || stacked.shape()[0] == 0) continue;
+    const Shape one(stacked.shape().begin() + 1, stacked.shape().end());
+    const std::size_t per = num_elements(one);
+    for (std::size_t i = 0; i < std::min(history.size(), stacked.shape()[0]); ++i) {
+      const float* row = stacked.data() + i * per;
+      if (per == 0 || std::all_of(row, row + per, [](float x) { return std::isnan(x); })) continue;
+      Tensor a = Tensor::from_shape(one);
+      std::copy(row, row + per, a.begin());
+      history[i].arrays.emplace_back(name, std::move(a));
+    }
+  }
 }
 
 void read_attention_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history) {

@@ -100,6 +100,7 @@ void write_history(Hdf5File& f, const std::string& group, const std::vector<Epoc
     describe(f, group + "/" + name, "epoch", units, description);
   }
   write_attention_history(f, group, history);
+  write_array_history(f, group, history);
 }
 
 std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& group) {
@@ -123,6 +124,7 @@ std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& grou
     }
   }
   read_attention_history(f, group, history);
+  read_array_history(f, group, history);
   return history;
 }
 

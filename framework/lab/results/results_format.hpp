@@ -11,6 +11,7 @@
 //                              seconds, grad_norm.<group>, teacher_forcing (when sampled), metrics
 //   /runs/<id>/history/attention/<map>/<metric>   float32 [epoch, layer, head] (attention metrics)
 //   /runs/<id>/history/snapshots/epoch_<e>/example_<i>/<map>/...   (record.epochs)
+//   /runs/<id>/history/arrays/<name>   float32 [epoch, ...] (Model::evaluation_arrays: confusion)
 //   /runs/<id>/attention/example_<i>/<map>/{weights, queries, keys, query_positions, key_positions, gold_keys}
 //   /runs/<id>/attention_metrics/<map>/<metric>    float32 [layer, head] (final model)
 //   /runs/<id>/probes/probe_<n>/<map>/...          inputs typed to `attnlab probe`
@@ -44,7 +45,9 @@ constexpr const char* results_format_name = "attnlab-results";
 // 4: attention metrics (history/attention, attention_metrics, metric.attention.*), snapshots
 // (history/snapshots), gold_keys, probes (attnlab probe), the run attribute overrides, and
 // dims/units/description on the arrays. Readers take each of them as optional.
-constexpr long results_format_version = 4;
+// 5: classifiers' arrays (data/confusion, probe_images, probe_frames, probe_times,
+// probe_lengths, adjacency) and the per-epoch arrays history/arrays/<name>. Optional too.
+constexpr long results_format_version = 5;
 constexpr const char* attnlab_version = "0.2.0";
 
 // What the root of a results file says about it.

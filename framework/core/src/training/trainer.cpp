@@ -67,7 +67,10 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
     const bool last = rec.epoch == config_.epochs;
     if (!diverged) {
       const NoGrad no_grad;  // evaluation keeps no graph
-      if (last || rec.epoch % std::max<std::size_t>(config_.eval_every, 1) == 0) rec.metrics = model_.evaluate(false);
+      if (last || rec.epoch % std::max<std::size_t>(config_.eval_every, 1) == 0) {
+        rec.metrics = model_.evaluate(false);
+        rec.arrays = model_.evaluation_arrays();
+      }
       look_at_attention(rec);
     }
     rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

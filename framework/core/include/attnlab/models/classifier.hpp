@@ -29,6 +29,8 @@ class Classifier : public Model {
   // for frames, "probe_frames" [k, n, d], "probe_times" [k, n] and "probe_lengths" [k]: the
   // probe set's features, their times and valid lengths.
   NamedTensors plot_data() override;
+  // "confusion": the confusion matrix of the last evaluate(), kept per evaluated epoch.
+  NamedTensors evaluation_arrays() const override { return {{"confusion", confusion_}}; }
 
   struct Prediction {
     std::vector<std::size_t> labels;                // one per set, or one per vector

@@ -77,6 +77,9 @@ class Model {
   // Nadaraya-Watson model's test grid against every training point), estimated before training
   // so that a run too big for its memory is refused (footprint.hpp). Empty: nothing beyond it.
   virtual Footprint evaluation_footprint() const { return {}; }
+  // Arrays of the last evaluate() a run keeps for every evaluated epoch, beside its metrics (a
+  // classifier's confusion matrix). Empty for most models.
+  virtual NamedTensors evaluation_arrays() const { return {}; }
   // Arrays a picture of this model needs, saved with the run (Nadaraya-Watson: the training
   // points, the test grid, the truth and the prediction). Empty for most models.
   virtual NamedTensors plot_data() { return {}; }

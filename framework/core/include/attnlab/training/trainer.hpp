@@ -66,6 +66,7 @@ struct EpochRecord {
   // (the ratio of the epoch's last update).
   std::map<std::string, double> statistics;
   Metrics metrics;         // empty when the epoch was not evaluated; with "attention.<map>.<metric>"
+  NamedTensors arrays;     // evaluated epochs: Model::evaluation_arrays() (a classifier's confusion matrix)
   std::vector<MapMetrics> attention;       // per layer and head (evaluated epochs; attention_metrics.hpp)
   std::vector<ExampleAttention> snapshot;  // the recorded examples' maps (snapshot epochs)
 };
