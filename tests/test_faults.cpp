@@ -1,4 +1,4 @@
-// Faults, repeated (issue 17, point 8): a 24-run sweep (whole, and as a shard) killed with
+// Faults, repeated: a 24-run sweep (whole, and as a shard) killed with
 // SIGKILL at 20 random moments, resumed after each, ends bit-identical to an uninterrupted
 // sweep; a merge killed at random moments leaves either nothing or the whole file; and on a
 // nearly full file system (a small tmpfs this test mounts) run, shard and merge refuse with

@@ -5,7 +5,7 @@
 // inside it are advised for transparent huge pages (madvise MADV_HUGEPAGE). A Transformer's
 // largest tensors (attention weights of B h n^2 floats, the FFN's B n f activations) are read in
 // strides that touch a new 4 KiB page every few rows, each a TLB miss; one 2 MiB page covers 512
-// of them. Measured on W3 L512 (docs/performance.md "Session 30", in turns): 600.1 ms per
+// of them. Measured on W3 L512 (docs/performance.md, huge pages, in turns): 600.1 ms per
 // iteration against 606.2 ms with 4 KiB pages (577 against 586 when advising from 2 MiB on, in
 // a faster phase of the machine). Why not smaller blocks: a 2 MiB page is zeroed whole at its first
 // touch, so blocks that are allocated often and used sparsely pay for memory they never read;
