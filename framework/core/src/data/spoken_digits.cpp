@@ -117,13 +117,13 @@ class SpokenDigits final : public DatasetSource {
     for (const Utterance& u : train)
       for (std::size_t t = 0; t < u.frames.shape()[0]; ++t, count += 1.0)
         for (std::size_t m = 0; m < mels; ++m) sum[m] += u.frames(t, m), square[m] += double(u.frames(t, m)) * u.frames(t, m);
+    std::vector<double> mean(mels), sd(mels);
+    for (std::size_t m = 0; m < mels; ++m)
+      mean[m] = sum[m] / count, sd[m] = std::sqrt(std::max(1e-12, square[m] / count - mean[m] * mean[m]));
     for (auto* set : {&train, &valid})
       for (Utterance& u : *set)
         for (std::size_t t = 0; t < u.frames.shape()[0]; ++t)
-          for (std::size_t m = 0; m < mels; ++m) {
-            const double mean = sum[m] / count, sd = std::sqrt(std::max(1e-12, square[m] / count - mean * mean));
-            u.frames(t, m) = static_cast<float>((u.frames(t, m) - mean) / sd);
-          }
+          for (std::size_t m = 0; m < mels; ++m) u.frames(t, m) = static_cast<float>((u.frames(t, m) - mean[m]) / sd[m]);
   }
 
   static VectorSplit split(std::vector<Utterance> utterances, const std::vector<int>& labels, double seconds) {
