@@ -43,12 +43,10 @@ Decoded decode_all(SequenceModel& model, const std::vector<std::vector<int>>& so
                    bool batched) {
   Decoded d;
   const SequenceData& data = model.data();
-  const std::size_t n = sources.size();
-  IntTensor src = IntTensor::from_shape({n, data.num_steps}), lens = IntTensor::from_shape({n});
-  for (std::size_t i = 0; i < n; ++i) lens(i) = pad_sequence(sources[i], data.num_steps, src.data() + i * data.num_steps);
+  const VectorBatch src = token_sources(sources, data.num_steps);
   const auto start = std::chrono::steady_clock::now();
   if (batched)
-    d.out = options.beam > 1 ? model.beam_search(src, lens, options) : model.greedy(src, lens, options.max_len, options.stop_at_eos);
+    d.out = options.beam > 1 ? model.beam_search(src, options) : model.greedy(src, options.max_len, options.stop_at_eos);
   else
     for (const std::vector<int>& s : sources) d.out.push_back(model.translate(s, options));
   d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -113,3 +113,29 @@ TEST_CASE("attention metrics are kept per layer and head, and averaged over them
   CHECK(entropy[3] == Approx(0.0).margin(1e-12));
   CHECK(attention_metric_means({out}).at("attention.encoder_self.entropy") == Approx(0.5));
 }
+
+TEST_CASE("monotonicity: 1 for a diagonal, 0 for an anti-diagonal, the fraction of ordered pairs otherwise",
+          "[metrics][attention]") {
+  const MapMetrics diagonal = measure(map_of("cross", {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}));
+  CHECK(value(diagonal, "monotonicity") == 1.0);
+  const MapMetrics reversed = measure(map_of("cross", {{0, 0, 1}, {0, 1, 0}, {1, 0, 0}}));
+  CHECK(value(reversed, "monotonicity") == 0.0);
+  // centres 0, 2, 1: pairs (0,2) and (0,1) in order, (2,1) not -> 2 of 3
+  const MapMetrics one_back = measure(map_of("cross", {{1, 0, 0}, {0, 0, 1}, {0, 1, 0}}));
+  CHECK(value(one_back, "monotonicity") == Approx(2.0 / 3.0));
+  // soft rows are measured by their centres: 0.5 then 1.5 (weights 1/2 1/2 0 0, then 0 1/2 1/2 0)
+  const MapMetrics soft = measure(map_of("cross", {{0.5f, 0.5f, 0, 0}, {0, 0.5f, 0.5f, 0}}));
+  CHECK(value(soft, "monotonicity") == 1.0);
+  // one step has no pair; self-attention maps have no monotonicity
+  CHECK_FALSE(measure(map_of("cross", {{0, 1, 0}})).values.count("monotonicity"));
+  CHECK_FALSE(measure(map_of("encoder_self", {{1, 0}, {0, 1}})).values.count("monotonicity"));
+}
+
+TEST_CASE("monotonicity is the mean over examples, each example's pairs counted once", "[metrics][attention]") {
+  ExampleAttention forward, backward;
+  forward.maps.push_back(map_of("cross", {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}));  // 1 (3 pairs)
+  backward.maps.push_back(map_of("cross", {{0, 1}, {1, 0}}));                 // 0 (1 pair)
+  const auto out = attention_metrics({forward, backward});
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].values.at("monotonicity").at(0) == Approx(0.5));  // not 3/4: examples weigh the same
+}

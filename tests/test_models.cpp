@@ -186,10 +186,7 @@ TEST_CASE("beam search of a batch gives each sentence what beam search of that s
       for (const bool stop_at_eos : {true, false}) {
         DecodeOptions options;
         options.max_len = 12, options.beam = 3, options.alpha = 0.75, options.stop_at_eos = stop_at_eos;
-        IntTensor src = IntTensor::from_shape({sources.size(), seq_data.num_steps}), lens = IntTensor::from_shape({sources.size()});
-        for (std::size_t i = 0; i < sources.size(); ++i)
-          lens(i) = pad_sequence(sources[i], seq_data.num_steps, src.data() + i * seq_data.num_steps);
-        const std::vector<Translation> batch = seq.beam_search(src, lens, options);
+        const std::vector<Translation> batch = seq.beam_search(token_sources(sources, seq_data.num_steps), options);
         REQUIRE(batch.size() == sources.size());
         for (std::size_t i = 0; i < sources.size(); ++i) {
           INFO("sentence " << i << (stop_at_eos ? "" : ", all steps"));

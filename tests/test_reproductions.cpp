@@ -166,6 +166,40 @@ TEST_CASE("graph attention labels the karate club from its two leaders: the accu
   CHECK_THAT(commands, Catch::Contains("$ attnlab predict gat-karate.h5 --run scoring-gat_seed-1 --node 8 --attention\n" + predicted.text));
 }
 
+TEST_CASE("whole graphs classified by an encoder whose attention follows the edges: docs/concepts/graph-attention.md's figures",
+          "[reproduction][graph]") {
+  test::TempDir tmp("attnlab-graph-classes");
+  RunnerOptions o;
+  o.output = tmp / "graph-classification.h5";
+  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/graph-classification.yaml", o) == 0);
+  const ResultsReader results(tmp / "graph-classification.h5");
+  // graphs of the 500 validation graphs (drawn per seed) classified right, per seed 1, 2, 3
+  const std::map<std::string, std::vector<int>> right = {{"true", {500, 500, 500}}, {"false", {257, 254, 260}}};
+  for (const auto& [mask, counts] : right)
+    for (std::size_t s = 0; s < 3; ++s) {
+      const std::string id = "mask_edges-" + mask + "_seed-" + std::to_string(s + 1);
+      INFO(id);
+      CHECK(results.run(id).metrics.at("valid_accuracy") * 500 == Approx(counts[s]));
+    }
+  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/graph-attention.md");
+  CHECK_THAT(page, Catch::Contains("| `true` | 1.0000 ± 0.0000 |") && Catch::Contains("| `false` | 0.5140 ± 0.0060 |"));
+  // with the mask, a node's weight off its edges is exactly 0 (the probe graphs are the same for every seed)
+  Options defaults;
+  const auto source = test::builtins().datasets.create("coloured_graphs", DatasetArgs{defaults, ""});
+  Rng rng(1);
+  const VectorBatch graph = std::get<VectorData>(source->load(rng)).probe.sets->batch({0});
+  const AttentionMap map = results.example("mask_edges-true_seed-1", "example_0").maps.at(0);
+  const std::size_t n = static_cast<std::size_t>(graph.lens(0));
+  REQUIRE(map.weights.shape()[2] == n + 1);  // <cls> first
+  double off_edges = 0.0, on_edges = 0.0;
+  for (std::size_t l = 0; l < map.weights.shape()[0]; ++l)
+    for (std::size_t h = 0; h < map.weights.shape()[1]; ++h)
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) (graph.adjacency(0, i, j) ? on_edges : off_edges) += map.weights(l, h, i + 1, j + 1);
+  CHECK(off_edges == 0.0);
+  CHECK(on_edges > 0.0);
+}
+
 TEST_CASE("spoken digits from a voice never heard: the accuracies docs/concepts/speech-frames.md quotes", "[reproduction][speech]") {
   test::TempDir tmp("attnlab-spoken");
   RunnerOptions o;
@@ -179,4 +213,53 @@ TEST_CASE("spoken digits from a voice never heard: the accuracies docs/concepts/
   CHECK(confusion(3, 8) == 7.0f);  // 7 of the 9 "three" heard as "eight"
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/speech-frames.md");
   CHECK_THAT(page, Catch::Contains("| `cls` | 0.8000 |") && Catch::Contains("| `mean` | 0.8222 |"));
+}
+
+TEST_CASE("spoken digits spelled from their frames: a monotone alignment, as docs/concepts/speech-frames.md quotes",
+          "[reproduction][speech]") {
+  test::TempDir tmp("attnlab-spelling");
+  RunnerOptions o;
+  o.output = tmp / "spelling.h5";
+  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/spoken-digits-spelling.yaml", o) == 0);
+  const ResultsReader results(tmp / "spelling.h5");
+  const auto& metrics = results.run("run").metrics;
+  CHECK(metrics.at("valid_exact_match") * 200 == Approx(186));  // of en-029's 200 sequences of three digits
+  CHECK(metrics.at("attention.cross.monotonicity") == Approx(0.7706).margin(5e-5));
+  CHECK(metrics.at("attention.cross.monotonicity") > 0.7);  // well above the 0.5 of no order
+  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/speech-frames.md");
+  CHECK_THAT(page, Catch::Contains(test::fixed(metrics.at("valid_exact_match"), 4) + " | " + test::fixed(metrics.at("valid_token_acc"), 4) +
+                                   " | " + test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " | " +
+                                   test::fixed(metrics.at("attention.cross.effective_keys"), 4) + " |"));
+}
+
+namespace {
+
+// The lines of the table "attention on the probe set" in a run's output (its title to the blank line).
+std::vector<std::string> attention_table(const std::string& output) {
+  std::vector<std::string> lines;
+  std::istringstream in(output.substr(output.find("attention on the probe set")));
+  for (std::string line; std::getline(in, line) && !line.empty();) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("the attention-metric tables docs/concepts/measuring-attention.md and docs/analysis.md print are attnlab's",
+          "[reproduction][docs]") {
+  test::TempDir tmp("attnlab-metric-tables");
+  const std::string root = ATTNLAB_SOURCE_ROOT;
+  const std::string concept = test::read_text(root + "/docs/concepts/measuring-attention.md");
+  const std::string analysis = test::read_text(root + "/docs/analysis.md");
+  for (const std::string spec : {"bahdanau-reverse", "transformer-reverse"}) {
+    const auto run = test::command_output(test::attnlab_exe + " run " + root + "/experiments/" + spec + ".yaml --output " +
+                                          (tmp / (spec + ".h5")) + " --threads 1 2>&1");
+    INFO(run.text);
+    REQUIRE(run.status == 0);
+    const std::vector<std::string> table = attention_table(run.text);
+    REQUIRE(table.size() >= 5);
+    for (const std::string& line : table) {
+      CHECK_THAT(concept, Catch::Contains(line));
+      if (spec == "bahdanau-reverse") CHECK_THAT(analysis, Catch::Contains(line));
+    }
+  }
 }

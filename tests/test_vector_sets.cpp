@@ -7,7 +7,9 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 
+#include <xtensor/xsort.hpp>
 #include <xtensor/xview.hpp>
 #include <zlib.h>
 
@@ -68,6 +70,16 @@ void write_image_set(const TempDir& dir, std::size_t n) {
     write_idx(dir / (prefix + "-images-idx3-ubyte.gz"), {std::uint32_t(n), 4, 4}, pixels, true);
     write_idx(dir / (prefix + "-labels-idx1-ubyte"), {std::uint32_t(n)}, labels);
   }
+}
+
+// Words spelled as the letters target writes them: "five one" -> "f i v e _ o n e".
+std::string spelled(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out += " _";
+    for (char c : w) out += (out.empty() ? "" : " ") + std::string(1, c);
+  }
+  return out;
 }
 
 Data load(const std::string& dataset, const std::vector<std::pair<std::string, std::string>>& options) {
@@ -317,6 +329,98 @@ std::string graph_problem(const TempDir& dir, const std::string& edges, const st
 }
 
 }  // namespace
+
+TEST_CASE("coloured_graphs: proper graphs have no edge within a colour, clashing ones exactly one; its refusals", "[data][graph]") {
+  const Data data = load("coloured_graphs", {{"num_train", "400"}, {"num_valid", "100"}});
+  const auto& d = std::get<VectorData>(data);
+  CHECK(d.kind == InputKind::graph);
+  CHECK(d.dim == 3);
+  CHECK(d.classes == std::vector<std::string>{"proper", "clash"});
+  REQUIRE(d.train.size() == 400);
+  CHECK(d.valid.size() == 100);
+  CHECK(d.probe.size() == probe_size);
+  std::vector<std::size_t> rows(400);
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  const VectorBatch b = d.train.sets->batch(rows);
+  std::size_t clashes = 0;
+  for (std::size_t g = 0; g < 400; ++g) {
+    const std::size_t n = static_cast<std::size_t>(b.lens(g));
+    REQUIRE(n >= 8);
+    REQUIRE(n <= 12);
+    std::vector<std::size_t> colour(n);
+    for (std::size_t u = 0; u < n; ++u) {
+      float total = 0.0f;
+      for (std::size_t c = 0; c < 3; ++c) total += b.vectors(g, u, c), colour[u] = b.vectors(g, u, c) == 1.0f ? c : colour[u];
+      REQUIRE(total == 1.0f);  // one-hot
+    }
+    std::size_t same = 0;
+    for (std::size_t u = 0; u < n; ++u) {
+      REQUIRE(b.adjacency(g, u, u) == 0);  // no self loops
+      for (std::size_t v = 0; v < n; ++v) {
+        REQUIRE(b.adjacency(g, u, v) == b.adjacency(g, v, u));  // undirected
+        if (u < v && b.adjacency(g, u, v) && colour[u] == colour[v]) ++same;
+      }
+      for (std::size_t v = n; v < b.adjacency.shape()[2]; ++v) REQUIRE(b.adjacency(g, u, v) == 0);  // padding joins nothing
+    }
+    INFO("graph " << g);
+    CHECK(same == static_cast<std::size_t>(d.train.labels(g)));  // proper: none; clash: exactly one
+    clashes += static_cast<std::size_t>(d.train.labels(g));
+  }
+  CHECK(clashes > 160);  // about half
+  CHECK(clashes < 240);
+  CHECK_THAT(d.valid.sets->describe(0), Catch::StartsWith("a graph of ") && Catch::Contains(" edges"));
+
+  CHECK_THROWS_WITH(load("coloured_graphs", {{"min_nodes", "9"}, {"max_nodes", "8"}}),
+                    Catch::Contains("spec.yaml:4:3: option 'min_nodes' (9) must not exceed 'max_nodes' (8)"));
+  CHECK_THROWS_WITH(load("coloured_graphs", {{"min_nodes", "3"}, {"colours", "3"}}),
+                    Catch::Contains("option 'min_nodes' (3) must exceed 'colours' (3), so that every graph has two nodes of one colour"));
+}
+
+TEST_CASE("encoder_classifier on graphs: attention only along edges (and <cls>); mask_edges is for graphs", "[models][graph]") {
+  Options data_options;
+  auto source = attn::test::builtins().datasets.create("coloured_graphs", DatasetArgs{data_options, ""});
+  Rng rng(1);
+  const Data data = source->load(rng);
+  ParamStore store;
+  Rng init(2);
+  Options o;
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"d_model", "8"}, {"heads", "2"}, {"positional", "none"}})
+    o.set(k, v, "spec.yaml:9:3");
+  const auto model = attn::test::builtins().models.create("encoder_classifier", ModelArgs{attn::test::builtins(), ParamScope(store, init), o, data});
+  const std::vector<ExampleAttention> maps = model->record_attention({0, 1});
+  REQUIRE(maps.size() == 2);
+  const auto& d = std::get<VectorData>(data);
+  for (const ExampleAttention& ex : maps) {
+    const VectorBatch g = d.probe.sets->batch({ex.example});
+    const Tensor& w = ex.maps.at(0).weights;  // [layer, head, 1 + n, 1 + n]
+    const std::size_t n = static_cast<std::size_t>(g.lens(0));
+    for (std::size_t h = 0; h < w.shape()[1]; ++h) {
+      double cls_row = 0.0;
+      for (std::size_t j = 0; j <= n; ++j) cls_row += w(0, h, 0, j);
+      CHECK(cls_row == Approx(1.0));  // <cls> attends to every node
+      CHECK(w(0, h, 0, 1) > 0.0f);
+      for (std::size_t i = 0; i < n; ++i) {
+        CHECK(w(0, h, i + 1, 0) > 0.0f);  // every node attends to <cls>
+        for (std::size_t j = 0; j < n; ++j)
+          if (!g.adjacency(0, i, j)) CHECK(w(0, h, i + 1, j + 1) == 0.0f);
+      }
+    }
+  }
+  // a plain set of nodes (mask_edges: false): every node reads every node
+  o.set("mask_edges", "false", "spec.yaml:10:3");
+  ParamStore store2;
+  Rng init2(2);
+  const auto plain = attn::test::builtins().models.create("encoder_classifier", ModelArgs{attn::test::builtins(), ParamScope(store2, init2), o, data});
+  const Tensor w = plain->record_attention({0}).at(0).maps.at(0).weights;
+  CHECK(xt::amin(xt::view(w, 0, 0, xt::range(1, 5), xt::range(1, 5)))() > 0.0f);
+  // mask_edges on inputs that are not graphs: refused at the key
+  const Data images = load("sequence_task", {{"task", "sorted"}});
+  Options on_tokens;
+  on_tokens.set("mask_edges", "true", "spec.yaml:11:15");
+  ParamStore store3;
+  CHECK_THROWS_WITH(attn::test::builtins().models.create("encoder_classifier", ModelArgs{attn::test::builtins(), ParamScope(store3, init2), on_tokens, images}),
+                    Catch::Contains("spec.yaml:11:15: option 'mask_edges' is for graphs; this dataset's inputs are tokens"));
+}
 
 TEST_CASE("graph: a graph's nodes as one set of vectors with its adjacency; bad files refused at file:line", "[data][graph]") {
   TempDir dir("attnlab-graph");
@@ -573,6 +677,86 @@ TEST_CASE("spoken_digits: utterances as frame sets of their own lengths, a voice
   CHECK(missing_data.status == 2);
   CHECK_THAT(missing_data.text, Catch::Contains("speech.yaml:3:3: the spoken digits are not made yet") &&
                                     Catch::Contains("bash datasets/spoken-digits/make_spoken_digits.sh") && Catch::Contains("apt-get install espeak-ng"));
+}
+
+TEST_CASE("spoken_digits target letters: frames in, the words spelled out; k words laid end to end; its refusals",
+          "[data][speech]") {
+  const std::string utterances = test::source_root + "/datasets/spoken-digits/utterances.txt";
+  const Data one = load("spoken_digits", {{"path", utterances}, {"target", "letters"}});
+  const auto& d = std::get<SequenceData>(one);
+  CHECK(d.src_dim == 40);
+  CHECK(d.train.size() == 360);
+  CHECK(d.valid.size() == 90);
+  CHECK(d.num_steps == 6);  // five letters and <eos>
+  REQUIRE(d.valid.src_vectors);
+  const VectorBatch zero = source_rows(d.valid, {0});
+  CHECK(zero.vectors.shape()[2] == 40);
+  CHECK(zero.lens(0) == d.valid.src_lens(0));
+  const std::vector<int> first(d.valid.tgt.data(), d.valid.tgt.data() + 6);
+  CHECK(join_tokens(d.tgt_vocab.decode(first)) == "z e r o");
+
+  const Data three = load("spoken_digits", {{"path", utterances}, {"target", "letters"}, {"words", "3"}, {"num_train", "50"}, {"num_valid", "20"}});
+  const auto& t = std::get<SequenceData>(three);
+  CHECK(t.train.size() == 50);
+  CHECK(t.valid.size() == 20);
+  CHECK(t.probe.size() == probe_size);
+  CHECK(t.num_steps == 18);  // 3 words of at most 5 letters, 2 "_", <eos>
+  const std::string said = t.valid.src_vectors->describe(0);
+  INFO(said);
+  CHECK_THAT(said, Catch::Contains("(en-029, "));  // the held-out voice, one speaker throughout
+  std::vector<std::string> words = split_tokens(said.substr(0, said.find(" (")));
+  REQUIRE(words.size() == 3);
+  std::vector<int> ids(t.valid.tgt.data(), t.valid.tgt.data() + t.num_steps);
+  CHECK(join_tokens(t.tgt_vocab.decode(ids)) == spelled(words));
+  // the frames of three words laid end to end: as long as the three utterances together
+  std::size_t frames = 0;
+  for (const std::string& w : words) {
+    const auto& single = std::get<SequenceData>(one);
+    for (std::size_t i = 0; i < single.valid.size(); ++i) {
+      const std::string one_said = single.valid.src_vectors->describe(i);
+      if (one_said == w + said.substr(said.find(" ("))) frames += static_cast<std::size_t>(single.valid.src_lens(i));
+    }
+  }
+  CHECK(frames == static_cast<std::size_t>(t.valid.src_lens(0)));
+  // the probe set is the same for every seed; the splits are drawn from the run's seed
+  Options o;
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"path", utterances}, {"target", "letters"}, {"words", "2"}})
+    o.set(k, v, "spec.yaml:4:3");
+  auto source = attn::test::builtins().datasets.create("spoken_digits", DatasetArgs{o, ""});
+  Rng seed1(1), seed2(2);
+  const auto a = std::get<SequenceData>(source->load(seed1)), b = std::get<SequenceData>(source->load(seed2));
+  CHECK(a.probe.src_vectors->describe(5) == b.probe.src_vectors->describe(5));
+  CHECK((a.train.tgt != b.train.tgt));
+
+  CHECK_THROWS_WITH(load("spoken_digits", {{"path", utterances}, {"target", "phonemes"}}),
+                    Catch::Contains("spec.yaml:4:3: option 'target' must be 'digit' (one label per utterance) or 'letters'"));
+  CHECK_THROWS_WITH(load("spoken_digits", {{"path", utterances}, {"words", "3"}}),
+                    Catch::Contains("option 'words' (3 digits an input) needs 'target: letters'"));
+  CHECK_THROWS_WITH(load("spoken_digits", {{"path", utterances}, {"target", "letters"}, {"num_train", "10"}}),
+                    Catch::Contains("option 'num_train' is for 'words' above 1"));
+}
+
+TEST_CASE("frames to letters: seq2seq reads frames, the models that read tokens refuse them", "[models][speech]") {
+  TempDir dir("attnlab-spelling-models");
+  const std::string head = "name: spell\ndataset:\n  name: spoken_digits\n  path: " + test::source_root +
+                           "/datasets/spoken-digits/utterances.txt\n  target: letters\nmodel:\n  name: ";
+  std::ofstream(dir / "spell.yaml") << head << "seq2seq\n  embed: 8\n  hidden: 8\n  layers: 1\ntraining:\n  epochs: 1\n"
+                                       "  batch_size: 64\nrecord:\n  attention: [0]\n";
+  const auto run = test::command_output(test::attnlab_exe + " run " + (dir / "spell.yaml") + " --output " + (dir / "spell.h5") + " 2>&1");
+  INFO(run.text);
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.text, Catch::Contains("monotonicity"));
+  const auto translate = test::command_output(test::attnlab_exe + " translate " + (dir / "spell.h5") + " five 2>&1");
+  CHECK(translate.status == 2);
+  CHECK_THAT(translate.text, Catch::Contains("its sources are not words (speech frames)"));
+  for (const std::string model : {"transformer", "encoder_tagger"}) {
+    std::ofstream(dir / "tokens.yaml") << head << model << "\n";
+    const auto refused = test::command_output(test::attnlab_exe + " validate " + (dir / "tokens.yaml") + " 2>&1");
+    INFO(refused.text);
+    CHECK(refused.status == 2);
+    CHECK_THAT(refused.text, Catch::Contains("tokens.yaml:") && Catch::Contains("model '" + model + "' reads sources of tokens") &&
+                                 Catch::Contains("seq2seq reads both"));
+  }
 }
 
 TEST_CASE("attnlab plot --attention draws a frames run's attention over time above its spectrogram", "[cli][analysis][speech]") {

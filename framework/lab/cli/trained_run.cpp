@@ -67,7 +67,9 @@ void load_parameters(ParamStore& store, const ResultsReader& file, const std::st
 void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, const Arguments& a,
              const std::vector<std::string>& probe) {
   const std::optional<Vocabularies> vocab = file.vocabularies(id);
-  if (!vocab) throw UsageError("run '" + id + "' is not a sequence model (no vocabulary to decode with)");
+  if (!vocab)
+    throw UsageError("run '" + id + "' has no vocabulary to decode typed sentences with: its model is not a sequence model, "
+                     "or its sources are not words (speech frames)");
   run.plan = stored_plan(file, id, a, run.registries);
   SequenceData& data = run.vocabularies;
   data.src_vocab = Vocab(vocab->source);

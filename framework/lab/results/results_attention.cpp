@@ -102,7 +102,8 @@ void write_attention_metrics(Hdf5File& f, const std::string& group, const std::v
       const std::string path = group + "/" + m.map + "/" + metric;
       f.write(path, head_grid(m, metric));
       describe(f, path, "layer,head", unit_of(metric),
-               metric + " of the '" + m.map + "' maps, mean over the probe set's query rows (docs/concepts/measuring-attention.md)");
+               metric + " of the '" + m.map + "' maps, mean over the probe set's " + (metric == "monotonicity" ? "examples" : "query rows") +
+                   " (docs/concepts/measuring-attention.md)");
     }
 }
 

@@ -42,7 +42,8 @@ void collect_results(const RunPlan& plan, const RunParts& parts, RunRecord& r) {
   }
   if (!r.history.empty()) r.metrics["train_loss"] = r.history.back().train_loss;
   for (const auto& [name, var] : parts.params.items()) r.params.emplace_back(name, var.value());
-  if (const auto* seq = std::get_if<SequenceData>(&parts.data)) {
+  const auto* seq = std::get_if<SequenceData>(&parts.data);
+  if (seq && seq->src_dim == 0) {  // typed sentences can be decoded (attnlab translate)
     r.src_vocab = seq->src_vocab.tokens();
     r.tgt_vocab = seq->tgt_vocab.tokens();
     r.num_steps = seq->num_steps;

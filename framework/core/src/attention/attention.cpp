@@ -60,6 +60,16 @@ std::optional<HeadProjections> head_projections(const ParamScope& scope, const A
 
 }  // namespace
 
+Var structure_bias(const IntTensor& allowed, std::size_t lead) {
+  const std::size_t b = allowed.shape()[0], n = allowed.shape()[1], m = lead + n;
+  Tensor bias = xt::zeros<float>({b, m, m});
+  for (std::size_t r = 0; r < b; ++r)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (!allowed(r, i, j)) bias(r, lead + i, lead + j) = masked_score;
+  return constant(std::move(bias));
+}
+
 Attention::Attention(const PluginKinds& kinds, const ParamScope& scope, const AttentionConfig& config,
                      std::size_t query_dim, std::size_t key_dim, std::size_t value_dim)
     : mode_(make_mode(kinds, config.mode, scope.child("mode"), query_dim, key_dim, value_dim)),

@@ -29,6 +29,22 @@ IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows) {
   return out;
 }
 
+VectorBatch source_rows(const SequenceSplit& split, const std::vector<std::size_t>& rows) {
+  if (split.src_vectors) return split.src_vectors->batch(rows);
+  VectorBatch b;
+  b.tokens = take_rows(split.src, rows);
+  b.lens = take_rows(split.src_lens, rows);
+  return b;
+}
+
+VectorBatch token_sources(const std::vector<std::vector<int>>& sentences, std::size_t num_steps) {
+  VectorBatch b;
+  b.tokens = IntTensor::from_shape({sentences.size(), num_steps});
+  b.lens = IntTensor::from_shape({sentences.size()});
+  for (std::size_t i = 0; i < sentences.size(); ++i) b.lens(i) = pad_sequence(sentences[i], num_steps, b.tokens.data() + i * num_steps);
+  return b;
+}
+
 const char* to_string(InputKind kind) {
   switch (kind) {
     case InputKind::tokens: return "tokens";

@@ -124,7 +124,6 @@ class SequenceTask final : public DatasetSource {
     return out;
   }
 
-  static constexpr std::uint64_t probe_seed = 0x70726f6265;  // "probe"
   std::string task_;
   std::size_t min_len_, max_len_, num_train_, num_valid_, num_steps_;
   std::string train_where_, valid_where_;

@@ -49,16 +49,37 @@ std::size_t valid_keys(const AttentionMap& m) {
   return m.keys.empty() ? n : std::min<std::size_t>(n, static_cast<std::size_t>(pad - m.keys.begin()));
 }
 
+// sum_j p_j j over a row's n keys (p = w / sum w); NaN for an all-zero row.
+double centre_of(const float* w, std::size_t n) {
+  double total = 0.0, centre = 0.0;
+  for (std::size_t j = 0; j < n; ++j) total += w[j], centre += static_cast<double>(w[j]) * static_cast<double>(j);
+  return total > 0.0 ? centre / total : std::nan("");
+}
+
+// The fraction of pairs s < t of `centres` with c_s <= c_t; NaN with fewer than two.
+double ordered_pairs(const std::vector<double>& centres) {
+  double ordered = 0.0, pairs = 0.0;
+  for (std::size_t s = 0; s < centres.size(); ++s)
+    for (std::size_t t = s + 1; t < centres.size(); ++t, pairs += 1.0) ordered += centres[s] <= centres[t] ? 1.0 : 0.0;
+  return pairs > 0.0 ? ordered / pairs : std::nan("");
+}
+
 void measure_map(const AttentionMap& m, std::vector<Tally>& tallies) {
   const auto& s = m.weights.shape();  // [layer, head, n_q, n_k]
   const std::size_t keys = valid_keys(m), rows = std::min<std::size_t>(s[2], m.queries.empty() ? s[2] : m.queries.size());
-  for (std::size_t lh = 0; lh < s[0] * s[1]; ++lh)
+  for (std::size_t lh = 0; lh < s[0] * s[1]; ++lh) {
+    std::vector<double> centres;  // of the measured rows (cross maps)
     for (std::size_t q = 0; q < rows; ++q) {
       if (!m.queries.empty() && m.queries[q] == "<pad>") continue;
       const int gold = q < m.gold_keys.size() ? m.gold_keys[q] : -1;
       const std::size_t n = m.name == "decoder_self" ? std::min(keys, q + 1) : keys;  // causal: keys 0..q
-      measure_row(m.weights.data() + (lh * s[2] + q) * s[3], n, gold, m.key_positions, tallies[lh]);
+      const float* row = m.weights.data() + (lh * s[2] + q) * s[3];
+      measure_row(row, n, gold, m.key_positions, tallies[lh]);
+      if (m.name == "cross" && !std::isnan(centre_of(row, n))) centres.push_back(centre_of(row, n));
     }
+    const double monotone = ordered_pairs(centres);
+    if (!std::isnan(monotone)) tallies[lh].add("monotonicity", monotone);
+  }
 }
 
 }  // namespace

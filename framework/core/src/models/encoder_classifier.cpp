@@ -3,11 +3,13 @@
 //   X = E[ids] sqrt(d)  (tokens)   or   X = x W_in + b_in  (feature vectors)     [B, n, d]
 //   pool cls:  X = [<cls>; X]  (a learned vector first; valid lengths + 1)
 //   X = dropout(X + P)          positional: sinusoidal, learned or none
-//   H = encoder blocks          LN(X + MHA(X)), LN(Y + FFN(Y)); padded positions masked
+//   H = encoder blocks          LN(X + MHA(X)), LN(Y + FFN(Y)); padded positions masked;
+//                               on a graph (mask_edges) node i attends only to its neighbours
+//                               (and <cls>): masked_score off the adjacency
 //   pool cls:  h = H[:, 0]      pool mean: h = mean of H over each set's valid positions
 //   logits = h W + b            [B, classes]
 // Options: d_model, heads, layers, ffn_hidden, dropout, scoring, normalizer, window, positional,
-// max_len, pool.
+// max_len, pool, mask_edges.
 #include <cmath>
 
 #include "attnlab/attention/positional_encoding.hpp"
@@ -34,7 +36,11 @@ class EncoderClassifier final : public Classifier {
         c_(block_options(a.options, 0.0f)),
         pool_(one_of(a.options, "pool", "cls", {"cls", "mean"})),
         positional_(one_of(a.options, "positional", "sinusoidal", {"sinusoidal", "learned", "none"})),
-        max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len + 1, 1000), 1, 1 << 20)) {
+        max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len + 1, 1000), 1, 1 << 20)),
+        mask_edges_(a.options.get<bool>("mask_edges", true)) {
+    if (a.options.has("mask_edges") && data_.kind != InputKind::graph)
+      throw SpecError(a.options.where("mask_edges"), std::string("option 'mask_edges' is for graphs; this dataset's inputs are ") +
+                                                       to_string(data_.kind));
     const std::size_t positions = data_.max_len + (pool_ == "cls" ? 1 : 0);
     if (max_len_ < positions)
       throw SpecError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(max_len_) + ") must be at least the " +
@@ -61,9 +67,11 @@ class EncoderClassifier final : public Classifier {
       lens += 1;
     }
     x = positions_ ? (*positions_)(x, context) : context.dropout(x, c_.dropout);
+    const bool edges = mask_edges_ && batch.adjacency.dimension() == 3;
+    const Var structure = edges ? structure_bias(batch.adjacency, cls_.defined() ? 1 : 0) : Var();
     for (const TransformerEncoderBlock& block : blocks_) {
       Var w;
-      x = block(x, ValidLens(lens), context, weights ? &w : nullptr);
+      x = block(x, ValidLens(lens), context, weights ? &w : nullptr, structure);
       if (weights) weights->push_back(w);
     }
     const Var pooled = pool_ == "cls" ? reshape(slice(x, 1, 0, 1), {b, c_.d_model}) : masked_mean(x, lens);  // [B, d]
@@ -89,6 +97,7 @@ class EncoderClassifier final : public Classifier {
   TransformerBlockConfig c_;
   std::string pool_, positional_;
   std::size_t max_len_;
+  bool mask_edges_;  // graphs: attention follows the edges
   std::optional<Embedding> embedding_;
   std::optional<Linear> input_;
   Var cls_;
@@ -100,7 +109,7 @@ class EncoderClassifier final : public Classifier {
 }  // namespace
 
 void register_model_encoder_classifier(Registry<Model, ModelArgs>& r) {
-  r.add<EncoderClassifier>("encoder_classifier", "a Transformer encoder over a set of vectors (tokens, pixels, frames), one label per input (pool cls or mean)");
+  r.add<EncoderClassifier>("encoder_classifier", "a Transformer encoder over a set of vectors (tokens, pixels, frames, a graph's nodes), one label per input (pool cls or mean)");
 }
 
 }  // namespace attn

@@ -81,6 +81,7 @@ class ConvolutionEncoder {
 class EncoderTagger final : public SequenceModel {
  public:
   explicit EncoderTagger(const ModelArgs& a) : SequenceModel(a) {
+    require_token_sources("encoder_tagger");
     const Options& o = a.options;
     const std::string encoder = o.get<std::string>("encoder", "self_attention");
     if (encoder != "self_attention" && encoder != "convolution")
@@ -107,14 +108,14 @@ class EncoderTagger final : public SequenceModel {
 
  protected:
   // dec_input is not read: position i's prediction depends on the source alone.
-  Var forward(const IntTensor& src, const IntTensor& src_lens, const IntTensor&, const ForwardContext& context) override {
-    return (*output_)(encode(src, src_lens, context, nullptr));
+  Var forward(const VectorBatch& src, const IntTensor&, const ForwardContext& context) override {
+    return (*output_)(encode(src, context, nullptr));
   }
 
-  std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) override {
+  std::unique_ptr<DecoderState> start(const VectorBatch& src) override {
     auto s = std::make_unique<TaggerState>();
     std::vector<Var> weights;
-    s->log_probs = log_softmax((*output_)(encode(src, src_lens, ForwardContext::evaluation(), &weights))).value();
+    s->log_probs = log_softmax((*output_)(encode(src, ForwardContext::evaluation(), &weights))).value();
     if (!weights.empty()) s->self_weights = stack_layers(weights);
     return s;
   }
@@ -133,9 +134,9 @@ class EncoderTagger final : public SequenceModel {
   }
 
  private:
-  Var encode(const IntTensor& src, const IntTensor& src_lens, const ForwardContext& context, std::vector<Var>* weights) const {
-    if (convolution_) return (*convolution_)(src, src_lens, context);
-    return (*attention_)(src, ValidLens(src_lens), context, weights);
+  Var encode(const VectorBatch& src, const ForwardContext& context, std::vector<Var>* weights) const {
+    if (convolution_) return (*convolution_)(src.tokens, src.lens, context);
+    return (*attention_)(src.tokens, ValidLens(src.lens), context, weights);
   }
 
   std::optional<TransformerEncoder> attention_;

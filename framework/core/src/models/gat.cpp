@@ -80,9 +80,7 @@ class GraphAttentionNetwork final : public Classifier {
  protected:
   Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) override {
     const std::size_t b = batch.size(), n = batch.vectors.shape()[1], classes = data_.classes.size();
-    Tensor bias = Tensor::from_shape({b, n, n});  // 0 on an edge (and a node's own loop), masked_score off it
-    for (std::size_t i = 0; i < bias.size(); ++i) bias.data()[i] = batch.adjacency.data()[i] ? 0.0f : masked_score;
-    const Var mask = constant(std::move(bias));
+    const Var mask = structure_bias(batch.adjacency);  // 0 on an edge (and a node's own loop), masked_score off it
     Var h = constant(batch.vectors);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
       Var w;

@@ -1,5 +1,6 @@
 // Model `seq2seq`: RNN encoder-decoder (d2l 10.7), without or with attention (d2l 11.4).
 //   encoder:  h_t = cell(embed(x_t), h_{t-1})                      outputs [B, T, H], state s_T
+//             embed(x) = E[x] for tokens, x W_in + b_in for vectors (speech frames)
 //   decoder without attention:  c = top-layer final encoder state (the bottleneck)
 //             s_t = cell([embed(y_{t-1}), c], s_{t-1})
 //   decoder with attention (Bahdanau: mode qvv, scoring additive):
@@ -83,7 +84,8 @@ class Seq2Seq final : public SequenceModel {
       throw SpecError(a.options.where("attention"), "option 'attention' takes 'none' (no attention) or the keys "
                                                       "mode, scoring, scoring_options, normalizer, normalizer_options, mode_options, heads");
     const std::size_t dirs = bidirectional_ ? 2 : 1, dec_hidden = hidden_ * dirs;
-    src_embed_.emplace(a.params.child("encoder").child("embedding"), data_.src_vocab.size(), embed_);
+    if (data_.src_dim > 0) src_input_.emplace(a.params.child("encoder").child("input"), data_.src_dim, embed_);
+    else src_embed_.emplace(a.params.child("encoder").child("embedding"), data_.src_vocab.size(), embed_);
     RnnConfig enc = rnn_config(a.options, embed_, hidden_, cell_options_);
     enc.bidirectional = bidirectional_;
     encoder_.emplace(a.registries, a.params.child("encoder").child("rnn"), enc);
@@ -114,8 +116,8 @@ class Seq2Seq final : public SequenceModel {
   }
 
  protected:
-  Var forward(const IntTensor& src, const IntTensor& src_lens, const IntTensor& dec_input, const ForwardContext& context) override {
-    auto state = encode(src, src_lens, context);
+  Var forward(const VectorBatch& src, const IntTensor& dec_input, const ForwardContext& context) override {
+    auto state = encode(src, context);
     const Var y = (*tgt_embed_)(dec_input);  // [B, T, E]
     if (!attention_) {  // the context is the same at every step: one pass over all T
       const std::size_t steps = dec_input.shape()[1];
@@ -129,9 +131,8 @@ class Seq2Seq final : public SequenceModel {
   }
 
   // Scheduled sampling: one step at a time, each step's inputs from `feed` given the last logits.
-  Var forward_fed(const IntTensor& src, const IntTensor& src_lens, std::size_t steps, const InputFeed& feed,
-                  const ForwardContext& context) override {
-    auto state = encode(src, src_lens, context);
+  Var forward_fed(const VectorBatch& src, std::size_t steps, const InputFeed& feed, const ForwardContext& context) override {
+    auto state = encode(src, context);
     std::vector<Var> logits;  // [B, 1, V] per step
     for (std::size_t t = 0; t < steps; ++t) {
       const IntTensor ids = feed(t, t == 0 ? nullptr : &logits.back().value());  // [B, 1]
@@ -142,8 +143,8 @@ class Seq2Seq final : public SequenceModel {
 
   bool takes_teacher_forcing() const override { return true; }
 
-  std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) override {
-    return encode(src, src_lens, ForwardContext::evaluation());
+  std::unique_ptr<DecoderState> start(const VectorBatch& src) override {
+    return encode(src, ForwardContext::evaluation());
   }
 
   DecodeStep step(DecoderState& base, const std::vector<int>& tokens) override {
@@ -165,11 +166,12 @@ class Seq2Seq final : public SequenceModel {
   }
 
  private:
-  std::unique_ptr<Seq2SeqState> encode(const IntTensor& src, const IntTensor& src_lens, const ForwardContext& context) {
+  std::unique_ptr<Seq2SeqState> encode(const VectorBatch& src, const ForwardContext& context) {
     auto s = std::make_unique<Seq2SeqState>();
-    const RnnResult enc = (*encoder_)((*src_embed_)(src), packed_ ? ValidLens(src_lens) : std::nullopt, {}, context);
+    const Var x = src_input_ ? (*src_input_)(constant(src.vectors)) : (*src_embed_)(src.tokens);  // [B, T, E]
+    const RnnResult enc = (*encoder_)(x, packed_ ? ValidLens(src.lens) : std::nullopt, {}, context);
     s->enc_outputs = enc.outputs;  // [B, T, H * dirs]
-    s->src_lens = src_lens;
+    s->src_lens = src.lens;
     const std::size_t dirs = bidirectional_ ? 2 : 1;
     for (std::size_t l = 0; l < enc.states.size() / dirs; ++l) {
       if (dirs == 1) {
@@ -217,6 +219,7 @@ class Seq2Seq final : public SequenceModel {
   bool attention_;
   std::size_t heads_ = 1, context_dim_ = 0;
   std::optional<Embedding> src_embed_, tgt_embed_;
+  std::optional<Linear> src_input_;  // vector sources
   std::optional<Rnn> encoder_, decoder_;
   std::optional<Attention> attention_layer_;
   std::optional<Linear> output_;

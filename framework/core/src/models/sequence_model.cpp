@@ -80,7 +80,13 @@ SequenceModel::SequenceModel(const ModelArgs& args) : data_(sequence_data(args, 
   d2l_loss_ = loss == "d2l";
 }
 
-Var SequenceModel::forward_fed(const IntTensor&, const IntTensor&, std::size_t, const InputFeed&, const ForwardContext&) {
+void SequenceModel::require_token_sources(const std::string& model) const {
+  if (data_.src_dim > 0)
+    throw std::invalid_argument("model '" + model + "' reads sources of tokens, and this dataset's sources are vectors "
+                                "(speech frames); seq2seq reads both");
+}
+
+Var SequenceModel::forward_fed(const VectorBatch&, std::size_t, const InputFeed&, const ForwardContext&) {
   throw Error("this model is always trained with teacher forcing (it does not take training.teacher_forcing)");
 }
 
@@ -110,12 +116,12 @@ SequenceModel::InputFeed sampled_inputs(const IntTensor& tgt, double ratio, Rng&
 
 // Masked cross-entropy of the batch's logits; reported per valid target token.
 LossResult SequenceModel::loss(const std::vector<std::size_t>& batch, const TrainingStep& step) {
-  const IntTensor src = take_rows(data_.train.src, batch), src_lens = take_rows(data_.train.src_lens, batch);
+  const VectorBatch src = source_rows(data_.train, batch);
   const IntTensor tgt = take_rows(data_.train.tgt, batch), tgt_lens = take_rows(data_.train.tgt_lens, batch);
   const ForwardContext context = ForwardContext::training(step.rng);
   const Var logits = step.teacher_forcing < 1.0  // [B, T, V]
-                         ? forward_fed(src, src_lens, tgt.shape()[1], sampled_inputs(tgt, step.teacher_forcing, step.rng), context)
-                         : forward(src, src_lens, decoder_inputs(tgt), context);
+                         ? forward_fed(src, tgt.shape()[1], sampled_inputs(tgt, step.teacher_forcing, step.rng), context)
+                         : forward(src, decoder_inputs(tgt), context);
   const Var per_sequence = masked_cross_entropy(logits, tgt, tgt_lens, step.label_smoothing);  // [B], mean over T
   const double tokens = static_cast<double>(xt::sum(tgt_lens)());
   const double steps = static_cast<double>(tgt.shape()[1]);
@@ -143,9 +149,9 @@ Metrics SequenceModel::evaluate(bool full) {
   for (std::size_t from = 0; from < split.size(); from += chunk) {
     std::vector<std::size_t> rows(std::min(chunk, split.size() - from));
     std::iota(rows.begin(), rows.end(), from);
-    const IntTensor src = take_rows(split.src, rows), src_lens = take_rows(split.src_lens, rows);
+    const VectorBatch src = source_rows(split, rows);
     const IntTensor tgt = take_rows(split.tgt, rows), tgt_lens = take_rows(split.tgt_lens, rows);
-    const Var logits = forward(src, src_lens, decoder_inputs(tgt), ForwardContext::evaluation());
+    const Var logits = forward(src, decoder_inputs(tgt), ForwardContext::evaluation());
     ce += static_cast<double>(xt::sum(masked_cross_entropy(logits, tgt, tgt_lens).value())()) *
           static_cast<double>(tgt.shape()[1]);
     const std::size_t steps = tgt.shape()[1], vocab = logits.dim(2);
@@ -156,7 +162,7 @@ Metrics SequenceModel::evaluate(bool full) {
         tokens += 1;
       }
     if (!full) continue;
-    const std::vector<Translation> decoded = greedy(src, src_lens, data_.num_steps);
+    const std::vector<Translation> decoded = greedy(src, data_.num_steps);
     for (std::size_t b = 0; b < rows.size(); ++b) {
       std::vector<int> label_ids(tgt.data() + b * steps, tgt.data() + (b + 1) * steps);
       const Tokens label = data_.tgt_vocab.decode(label_ids), pred = data_.tgt_vocab.decode(decoded[b].tokens);
@@ -179,11 +185,10 @@ Metrics SequenceModel::evaluate(bool full) {
   return m;
 }
 
-std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len,
-                                               bool stop_at_eos) {
+std::vector<Translation> SequenceModel::greedy(const VectorBatch& src, std::size_t max_len, bool stop_at_eos) {
   const NoGrad no_grad;  // decoding is never differentiated
-  const std::size_t batch = src.shape()[0];
-  std::unique_ptr<DecoderState> state = start(src, src_lens);
+  const std::size_t batch = src.size();
+  std::unique_ptr<DecoderState> state = start(src);
   std::vector<Translation> out(batch);
   std::vector<std::vector<NamedTensors>> steps(batch);
   std::vector<int> tokens(batch, Vocab::bos);
@@ -216,14 +221,13 @@ std::vector<Translation> SequenceModel::greedy(const IntTensor& src, const IntTe
 // Beam search (d2l 10.8): keep the `beam` best partial hypotheses; a hypothesis ending in <eos>
 // is finished; at the end, the best of finished and live by log P / L^alpha.
 Translation SequenceModel::translate(const std::vector<int>& src_ids, const DecodeOptions& options) {
-  IntTensor src = IntTensor::from_shape({1, data_.num_steps});
-  IntTensor lens = IntTensor::from_shape({1});
-  lens(0) = pad_sequence(src_ids, data_.num_steps, src.data());
+  require_token_sources("translate");
+  const VectorBatch src = token_sources({src_ids}, data_.num_steps);
   if (options.beam <= 1) {
     const NoGrad no_grad;
-    return greedy(src, lens, options.max_len, options.stop_at_eos)[0];
+    return greedy(src, options.max_len, options.stop_at_eos)[0];
   }
-  return beam_search(src, lens, options)[0];
+  return beam_search(src, options)[0];
 }
 
 namespace {
@@ -301,11 +305,10 @@ std::vector<Candidate> best_candidates(const Tensor& log_probs, const std::vecto
 
 // Every sentence's beam is decoded in one batch: the live rows of all sentences go through one
 // step(), then each sentence keeps its best `beam` extensions (d2l's beam search, per sentence).
-std::vector<Translation> SequenceModel::beam_search(const IntTensor& src, const IntTensor& src_lens,
-                                                    const DecodeOptions& options) {
+std::vector<Translation> SequenceModel::beam_search(const VectorBatch& src, const DecodeOptions& options) {
   const NoGrad no_grad;  // decoding is never differentiated
-  const std::size_t sentences = src.shape()[0];
-  std::unique_ptr<DecoderState> state = start(src, src_lens);
+  const std::size_t sentences = src.size();
+  std::unique_ptr<DecoderState> state = start(src);
   std::vector<Hypothesis> live(sentences);         // rows of the state, grouped by sentence
   std::vector<std::size_t> live_count(sentences, 1);  // each sentence's rows in `live`
   std::vector<std::vector<Hypothesis>> done(sentences);  // finished: ended by <eos>
@@ -361,6 +364,34 @@ std::vector<int> gold_row(const SequenceSplit& split, std::size_t row, std::size
   return gold;
 }
 
+// Row i of a batch of sources: its description and its positions' labels (tokens with <eos>;
+// frames by their time in seconds, which are also their positions).
+struct SourceLabels {
+  std::string text;
+  std::vector<std::string> labels;
+  std::vector<float> positions;
+};
+
+SourceLabels source_labels(const SequenceData& data, const SequenceSplit& split, const VectorBatch& src, std::size_t i,
+                           std::size_t row) {
+  SourceLabels out;
+  const std::size_t n = static_cast<std::size_t>(src.lens(i));
+  if (split.src_vectors) {
+    out.text = split.src_vectors->describe(row);
+    for (std::size_t t = 0; t < n; ++t) {
+      const float seconds = src.times(i, t);
+      out.positions.push_back(seconds);
+      out.labels.push_back(std::to_string(static_cast<int>(std::lround(seconds * 1000.0f))) + "ms");
+    }
+    return out;
+  }
+  const std::size_t steps = src.tokens.shape()[1];
+  const std::vector<int> ids(src.tokens.data() + i * steps, src.tokens.data() + (i + 1) * steps);
+  out.text = join_tokens(data.src_vocab.decode(ids));
+  for (std::size_t t = 0; t < n; ++t) out.labels.push_back(data.src_vocab.token(ids[t]));
+  return out;
+}
+
 }  // namespace
 
 std::vector<ExampleAttention> SequenceModel::record_attention(const std::vector<std::size_t>& examples) {
@@ -369,32 +400,33 @@ std::vector<ExampleAttention> SequenceModel::record_attention(const std::vector<
   for (std::size_t e : examples)
     if (e < split.size()) rows.push_back(e);
   if (rows.empty()) return {};
-  const IntTensor src = take_rows(split.src, rows), src_lens = take_rows(split.src_lens, rows);
+  const VectorBatch src = source_rows(split, rows);
   const IntTensor tgt = take_rows(split.tgt, rows);
-  const std::vector<Translation> decoded = greedy(src, src_lens, data_.num_steps);
+  const std::vector<Translation> decoded = greedy(src, data_.num_steps);
   std::vector<ExampleAttention> out;
-  const std::size_t steps = data_.num_steps;
+  const std::size_t steps = tgt.shape()[1];
   for (std::size_t i = 0; i < rows.size(); ++i) {
     ExampleAttention ex;
     ex.example = rows[i];
-    const std::vector<int> src_ids(src.data() + i * steps, src.data() + (i + 1) * steps);
+    const SourceLabels source = source_labels(data_, split, src, i, rows[i]);
     const std::vector<int> tgt_ids(tgt.data() + i * steps, tgt.data() + (i + 1) * steps);
-    ex.source = join_tokens(data_.src_vocab.decode(src_ids));
+    ex.source = source.text;
     ex.target = join_tokens(data_.tgt_vocab.decode(tgt_ids));
     ex.prediction = join_tokens(data_.tgt_vocab.decode(decoded[i].tokens));
-    // Query labels: the predicted tokens then <eos>; key labels: source tokens (with <eos>) or
-    // the decoder's own inputs (<bos> + prediction) for decoder self-attention.
+    // Query labels: the predicted tokens then <eos>; key labels: the source's (tokens with
+    // <eos>, or frame times) or the decoder's own inputs (<bos> + prediction) for decoder
+    // self-attention.
     std::vector<std::string> out_tokens;
     for (int id : decoded[i].tokens) out_tokens.push_back(data_.tgt_vocab.token(id));
     std::vector<std::string> queries = out_tokens, dec_keys = {"<bos>"};
     dec_keys.insert(dec_keys.end(), out_tokens.begin(), out_tokens.end());
-    std::vector<std::string> src_tokens;
-    for (int t = 0; t < src_lens(i); ++t) src_tokens.push_back(data_.src_vocab.token(src_ids[static_cast<std::size_t>(t)]));
     for (const auto& [name, w] : decoded[i].attention) {
-      const bool on_source = name == "encoder_self";
-      AttentionMap map{name, w, on_source ? src_tokens : queries, name == "decoder_self" ? dec_keys : src_tokens, {}, {}, {}};
+      const bool on_source = name == "encoder_self", self = name == "decoder_self";
+      AttentionMap map{name, w, on_source ? source.labels : queries, self ? dec_keys : source.labels, {}, {}, {}};
       map.queries.resize(w.shape()[2], on_source ? "<pad>" : "<eos>");
       map.keys.resize(w.shape()[3], "<pad>");  // keys beyond the labels are padding positions
+      if (!self) map.key_positions = source.positions;
+      if (on_source) map.query_positions = source.positions;
       if (name == "cross") map.gold_keys = gold_row(split, rows[i], w.shape()[2]);
       ex.maps.push_back(std::move(map));
     }

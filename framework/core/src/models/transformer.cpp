@@ -74,6 +74,7 @@ Hyper read_hyper(const Options& o) {
 class Transformer final : public SequenceModel {
  public:
   explicit Transformer(const ModelArgs& a) : SequenceModel(a), h_(read_hyper(a.options)) {
+    require_token_sources("transformer");
     const std::string positional = a.options.get<std::string>("positional", "sinusoidal");
     if (positional != "sinusoidal" && positional != "learned")
       throw SpecError(a.options.where("positional"), "option 'positional' must be 'sinusoidal' or 'learned', got '" + positional + "'");
@@ -93,21 +94,21 @@ class Transformer final : public SequenceModel {
   }
 
  protected:
-  Var forward(const IntTensor& src, const IntTensor& src_lens, const IntTensor& dec_input, const ForwardContext& context) override {
+  Var forward(const VectorBatch& src, const IntTensor& dec_input, const ForwardContext& context) override {
     std::vector<Var> ignored;
-    const Var memory = encode(src, src_lens, context, ignored);
+    const Var memory = encode(src.tokens, src.lens, context, ignored);
     std::vector<Var> self_w, cross_w;
-    return (*output_)(decode(dec_input, memory, src_lens, context, self_w, cross_w));
+    return (*output_)(decode(dec_input, memory, src.lens, context, self_w, cross_w));
   }
 
-  std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) override {
+  std::unique_ptr<DecoderState> start(const VectorBatch& src) override {
     auto s = std::make_unique<TransformerState>();
     std::vector<Var> weights;
-    s->memory = encode(src, src_lens, ForwardContext::evaluation(), weights);
-    s->src_lens = src_lens;
-    s->prefix.assign(src.shape()[0], {});
+    s->memory = encode(src.tokens, src.lens, ForwardContext::evaluation(), weights);
+    s->src_lens = src.lens;
+    s->prefix.assign(src.size(), {});
     s->encoder_weights = std::make_shared<const Tensor>(stack_layers(weights));
-    s->source_row.resize(src.shape()[0]);
+    s->source_row.resize(src.size());
     std::iota(s->source_row.begin(), s->source_row.end(), std::size_t{0});
     if (h_.kv_cache) s->cache.resize(decoder_.size());
     return s;

@@ -54,8 +54,9 @@ TransformerEncoderBlock::TransformerEncoderBlock(const PluginKinds& r, const Par
       ffn_(s, c.d_model, c.ffn_hidden),
       add2_(s.child("norm2"), c.d_model, c.dropout) {}
 
-Var TransformerEncoderBlock::operator()(const Var& x, const ValidLens& lens, const ForwardContext& context, Var* weights) const {
-  const AttentionResult a = attention_({x, x, x}, lens, context);
+Var TransformerEncoderBlock::operator()(const Var& x, const ValidLens& lens, const ForwardContext& context, Var* weights,
+                                        const Var& score_bias) const {
+  const AttentionResult a = attention_({x, x, x}, lens, context, score_bias);
   if (weights) *weights = a.weights_by_head();
   const Var y = add1_(x, a.output, context);
   return add2_(y, ffn_(y), context);

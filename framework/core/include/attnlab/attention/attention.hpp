@@ -49,6 +49,11 @@ struct KeyValueCache {
 // arithmetic makes a NaN of it.
 constexpr float masked_score = -1e9f;
 
+// The score bias of a structure `allowed` [B, n, n] (1 where query i may attend key j: a graph's
+// adjacency): 0 there and masked_score elsewhere, as [B, lead + n, lead + n] where the first
+// `lead` positions (a <cls>) attend everywhere and are attended from everywhere.
+Var structure_bias(const IntTensor& allowed, std::size_t lead = 0);
+
 class Attention {
  public:
   // Sizes of the three sources the layer will be called with. Parameters: <scope>.mode.*,

@@ -26,6 +26,9 @@ struct RegressionData {
 
 struct SequenceSplit {
   IntTensor src, src_lens;  // [N, num_steps], [N]: tokens + <eos>, padded with <pad>
+  // Sources that are vectors (speech frames), not tokens: set i is source i, src_lens holds
+  // their lengths and src is empty.
+  std::shared_ptr<const VectorSets> src_vectors;
   IntTensor tgt, tgt_lens;  // [N, num_steps], [N]
   // [N, num_steps]: the source position target position t copies (its <eos> the source's
   // <eos>), -1 past the target; empty when the task has no known alignment.
@@ -38,9 +41,12 @@ struct SequenceSplit {
 // run seed of a sweep. Synthetic tasks draw probe_size examples from a stream of their own;
 // data read from a file (its evaluation split fixed by line numbers) uses that split.
 constexpr std::size_t probe_size = 32;
+// The seed of the synthetic tasks' probe stream ("probe"): the same probe set for every run seed.
+constexpr std::uint64_t probe_seed = 0x70726f6265;
 
 struct SequenceData {
-  Vocab src_vocab, tgt_vocab;
+  Vocab src_vocab, tgt_vocab;  // src_vocab: the reserved tokens only when sources are vectors
+  std::size_t src_dim = 0;     // features per source vector; 0: sources are tokens
   std::size_t num_steps = 0;
   SequenceSplit train, valid;
   SequenceSplit probe;  // probe_size examples (fewer if the data has fewer); empty: the evaluation split serves
@@ -77,6 +83,11 @@ std::string resolve_data_path(const std::string& path, const std::string& base_d
 
 // Rows `rows` (along axis 0) of a split's tensor, in that order: a batch.
 IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows);
+// Sources `rows` of a split, in that order: token ids [B, num_steps] or vectors [B, n, d] (with
+// their times, for frames), and their valid lengths.
+VectorBatch source_rows(const SequenceSplit& split, const std::vector<std::size_t>& rows);
+// Sentences of token ids as a batch of sources: each + <eos>, truncated/padded to num_steps.
+VectorBatch token_sources(const std::vector<std::vector<int>>& sentences, std::size_t num_steps);
 
 // d2l's truncate_pad of `ids` + <eos> to num_steps; returns the valid length.
 int pad_sequence(const std::vector<int>& ids, std::size_t num_steps, int* row);

@@ -10,7 +10,12 @@
 //   gold_mass        w_g
 //   effective_width  sqrt(sum_j p_j (x_j - sum_i p_i x_i)^2): the spread of the key positions x
 //                    (Nadaraya-Watson: the width the kernel really has)
-// Each metric is the mean over the rows of every example, per map kind, layer and head.
+//   monotonicity     cross-attention only, per example: with c_t = sum_j p_j j the centre of
+//                    output step t's weights, the fraction of pairs of steps s < t with
+//                    c_s <= c_t (Kendall's tau mapped to [0, 1]): 1 for an alignment that reads
+//                    the source left to right (copy, speech), 0 for reversal, about 0.5 for none
+// Each metric is the mean over the rows of every example (monotonicity: over the examples), per
+// map kind, layer and head.
 #pragma once
 
 #include <map>
@@ -32,7 +37,7 @@ struct MapMetrics {
 
 // The metrics of every map kind recorded for `examples` (maps of one kind must agree in layers
 // and heads). alignment and gold_mass exist when some query has a gold key; effective_width
-// when the keys have positions.
+// when the keys have positions; monotonicity for cross maps with two steps or more.
 std::vector<MapMetrics> attention_metrics(const std::vector<ExampleAttention>& examples);
 
 // What a model's attention on the probe set shows: the metrics of every probe example (when

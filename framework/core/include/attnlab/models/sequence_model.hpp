@@ -65,26 +65,27 @@ class SequenceModel : public Model {
   Metrics evaluate(bool full) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
 
-  // Greedy decoding of a batch of sources [B, T] (one Translation per row).
-  std::vector<Translation> greedy(const IntTensor& src, const IntTensor& src_lens, std::size_t max_len,
-                                  bool stop_at_eos = true);
-  // Beam search of a batch of sources [B, T] (one Translation per row), every sentence's beam
-  // decoded in one batch of rows.
-  std::vector<Translation> beam_search(const IntTensor& src, const IntTensor& src_lens, const DecodeOptions& options);
-  // One source sentence: greedy when options.beam == 1, else beam_search.
+  // Greedy decoding of a batch of sources (one Translation per row).
+  std::vector<Translation> greedy(const VectorBatch& src, std::size_t max_len, bool stop_at_eos = true);
+  // Beam search of a batch of sources (one Translation per row), every sentence's beam decoded
+  // in one batch of rows.
+  std::vector<Translation> beam_search(const VectorBatch& src, const DecodeOptions& options);
+  // One source sentence of token ids: greedy when options.beam == 1, else beam_search.
   Translation translate(const std::vector<int>& src_ids, const DecodeOptions& options);
   const SequenceData& data() const { return data_; }
 
  protected:
-  // Teacher-forced logits [B, T, V] from sources and decoder inputs (<bos> + target[:-1]).
-  virtual Var forward(const IntTensor& src, const IntTensor& src_lens, const IntTensor& dec_input,
-                      const ForwardContext& context) = 0;
+  // Teacher-forced logits [B, T, V] from sources (token ids [B, S] or vectors [B, S, d], with
+  // valid lengths) and decoder inputs (<bos> + target[:-1]).
+  virtual Var forward(const VectorBatch& src, const IntTensor& dec_input, const ForwardContext& context) = 0;
   // Logits [B, steps, V] decoded one step at a time, each step's inputs chosen by `feed` (for
   // scheduled sampling). Models that take teacher forcing override it.
-  virtual Var forward_fed(const IntTensor& src, const IntTensor& src_lens, std::size_t steps, const InputFeed& feed,
-                          const ForwardContext& context);
-  virtual std::unique_ptr<DecoderState> start(const IntTensor& src, const IntTensor& src_lens) = 0;
+  virtual Var forward_fed(const VectorBatch& src, std::size_t steps, const InputFeed& feed, const ForwardContext& context);
+  virtual std::unique_ptr<DecoderState> start(const VectorBatch& src) = 0;
   virtual DecodeStep step(DecoderState& state, const std::vector<int>& tokens) = 0;
+
+  // Refuses (at the dataset's name) data whose sources are vectors: for models that read tokens.
+  void require_token_sources(const std::string& model) const;
 
   const SequenceData& data_;
 

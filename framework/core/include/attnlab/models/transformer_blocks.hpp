@@ -56,8 +56,10 @@ class PositionwiseFfn {
 class TransformerEncoderBlock {
  public:
   TransformerEncoderBlock(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& config);
-  // x [B, T, d] -> [B, T, d]; the attention weights [B, heads, T, T] go to *weights if given.
-  Var operator()(const Var& x, const ValidLens& lens, const ForwardContext& context, Var* weights = nullptr) const;
+  // x [B, T, d] -> [B, T, d]; the attention weights [B, heads, T, T] go to *weights if given;
+  // `score_bias` [B, T, T] (a structure_bias), when given, is added to the scores.
+  Var operator()(const Var& x, const ValidLens& lens, const ForwardContext& context, Var* weights = nullptr,
+                 const Var& score_bias = {}) const;
 
  private:
   Attention attention_;
