@@ -120,7 +120,8 @@ TEST_CASE("report: tokens, run names and spec text are escaped: a corpus of <scr
   CHECK(opened.status == 0);
 }
 
-TEST_CASE("report in a browser: image and graph runs show their attention drawn on the image and on the graph", "[browser]") {
+TEST_CASE("report in a browser: image, graph and speech runs show their attention on the input, per layer and head in the explorer",
+          "[browser]") {
   attn::test::TempDir dir("attnlab-browser-inputs");
   std::ofstream(dir / "edges.txt") << "0 1\n1 2\n2 3\n3 0\n0 2\n";
   std::ofstream(dir / "labels.txt") << "0 0\n1 0\n2 1\n3 1\n";
@@ -129,7 +130,10 @@ TEST_CASE("report in a browser: image and graph runs show their attention drawn 
   std::ofstream(dir / "vit.yaml") << "name: vit\ndataset:\n  name: fashion_mnist\n  num_train: 64\n  num_valid: 16\n"
                                      "model:\n  name: vit\n  patch_size: 7\n  d_model: 8\n  mlp_hidden: 8\n  heads: 2\n"
                                      "training:\n  epochs: 1\n  batch_size: 32\n";
-  for (const std::string name : {"gat", "vit"}) {
+  std::ofstream(dir / "speech.yaml") << "name: speech\ndataset:\n  name: spoken_digits\n  path: " << source_root
+                                     << "/datasets/spoken-digits/utterances.txt\nmodel:\n  name: encoder_classifier\n  d_model: 8\n"
+                                        "  heads: 2\n  layers: 2\ntraining:\n  epochs: 1\n  batch_size: 64\n";
+  for (const std::string name : {"gat", "vit", "speech"}) {
     DYNAMIC_SECTION(name) {
       const std::string h5 = dir / (name + ".h5"), page = dir / (name + ".html");
       const auto run = command_output(attnlab_exe + " run " + (dir / (name + ".yaml")) + " --output " + h5 + " 2>&1");

@@ -271,7 +271,7 @@ def check_svg(driver, downloads):
 def check_inputs(driver):
     """A run of images, a graph or speech shows its attention drawn on its input: an image under
     its patch grid, the graph's nodes and edges, or a curve over time above the spectrogram."""
-    pictures = driver.find_elements(By.CSS_SELECTOR, "#runs .input-attention svg")
+    pictures = driver.find_elements(By.CSS_SELECTOR, "#runs .input-attention > svg")
     expect(pictures, "no run shows its attention drawn on its input")
     for svg in pictures:
         expect(svg.size["width"] > 100 and svg.size["height"] > 100, f"an input picture is drawn {svg.size}")
@@ -282,6 +282,35 @@ def check_inputs(driver):
         lines, circles = svg.find_elements(By.CSS_SELECTOR, "line"), svg.find_elements(By.CSS_SELECTOR, "circle")
         expect(images or (lines and circles) or "over time" in svg.text,
                "an input picture holds no image, no graph and no curve over time")
+    check_input_view(driver)
+
+
+def input_view(driver):
+    """The explorer's picture on the input: (its panel title, its SVG's markup)."""
+    figures = driver.find_elements(By.CSS_SELECTOR, "#explorer-panel .input-view figure.panel")
+    expect(len(figures) == 1, f"the explorer shows {len(figures)} pictures on the input")
+    svg = figures[0].find_element(By.CSS_SELECTOR, "svg")
+    expect(svg.size["width"] > 100 and svg.size["height"] > 100, f"the explorer's input picture is drawn {svg.size}")
+    return figures[0].get_attribute("data-title"), svg.get_attribute("outerHTML")
+
+
+def check_input_view(driver):
+    """The explorer draws the chosen layer and head on the input, and redraws it when they change."""
+    run = next(r for r in data(driver)["runs"] if r.get("inputs"))
+    choose(driver, "explorer-panel", "run", run["id"])
+    maps = run["examples"][0]["views"][-1]["maps"]
+    m = max(maps, key=lambda m: m["layers"] * m["heads"])
+    choose(driver, "explorer-panel", "map", m["name"])
+    seen = {}
+    for layer in range(m["layers"]):
+        choose(driver, "explorer-panel", "layer", layer)
+        for head in (["avg"] if m["heads"] > 1 else []) + list(range(m["heads"])):
+            choose(driver, "explorer-panel", "head", head)
+            title, markup = input_view(driver)
+            want = "average of" if head == "avg" else f"head {head}"
+            expect(f"layer {layer}" in title and want in title, f"layer {layer}, head {head}: the input picture is titled {title!r}")
+            seen[(layer, head)] = markup
+    expect(len(set(seen.values())) == len(seen), f"{len(seen)} layer and head choices drew only {len(set(seen.values()))} pictures")
 
 
 def picture(driver, section, png):

@@ -74,6 +74,34 @@ void write_example(const ResultsReader& file, const std::string& run, const std:
   j.end_array().end_object();
 }
 
+// The run's final maps drawn on their input (an image, a graph, speech frames), for the
+// explorer: {example: {map: [per layer: {"avg" (the heads' mean), "0", "1", ...: svg}]}}.
+void write_input_pictures(const ResultsReader& file, const std::string& run, JsonWriter& j) {
+  j.key("inputs").object();
+  for (const std::string& name : file.examples(run)) {
+    j.key(name).object();
+    for (const AttentionMap& m : file.example(run, name).maps) {
+      if (m.weights.dimension() != 4) continue;
+      j.key(m.name).array();
+      for (std::size_t l = 0; l < m.weights.shape()[0]; ++l) {
+        j.object();
+        AttentionView view;
+        view.example = name, view.map = m.name, view.layer = l, view.average = true;
+        j.key("avg").value(attention_picture(file, run, view));
+        view.average = false;
+        for (std::size_t h = 0; h < m.weights.shape()[1]; ++h) {
+          view.head = h;
+          j.key(std::to_string(h)).value(attention_picture(file, run, view));
+        }
+        j.end_object();
+      }
+      j.end_array();
+    }
+    j.end_object();
+  }
+  j.end_object();
+}
+
 void write_run(const ResultsReader& file, const RunInfo& r, JsonWriter& j) {
   j.object().key("id").value(r.id).key("label").value(sweep_point_label(r.point));
   j.key("status").value(to_string(r.status)).key("seed").value(static_cast<std::size_t>(r.seed));
@@ -81,7 +109,9 @@ void write_run(const ResultsReader& file, const RunInfo& r, JsonWriter& j) {
   const std::vector<std::size_t> epochs = file.snapshot_epochs(r.id);
   for (const std::string& name : file.examples(r.id)) write_example(file, r.id, name, epochs, j);
   for (const std::string& name : file.probes(r.id)) write_example(file, r.id, name, {}, j);
-  j.end_array().end_object();
+  j.end_array();
+  if (draws_on_input(file, r.id)) write_input_pictures(file, r.id, j);
+  j.end_object();
 }
 
 // Per history column, per sweep point: the mean and std over the point's runs at each epoch.

@@ -230,6 +230,17 @@
     return `${runId} · ${example.name} · ${map.name} · layer ${state.layer} · ${head} · ${epoch === "final" ? "final" : "epoch " + epoch}`;
   }
 
+  // The final map of this layer and head drawn on its input (an image, a graph, speech frames),
+  // as the run's pictures were drawn by attnlab: null when the run has none.
+  function inputPicture(run, example, map, state) {
+    const byLayer = run.inputs && run.inputs[example.name] && run.inputs[example.name][map.name];
+    if (!byLayer || !byLayer[state.layer]) return null;
+    const text = byLayer[state.layer][state.head === "avg" && map.heads > 1 ? "avg" : String(state.head === "avg" ? 0 : state.head)];
+    if (!text) return null;
+    const parsed = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+    return parsed.nodeName === "svg" ? document.importNode(parsed, true) : null;
+  }
+
   // ---- explorer: one run ----
   function explorer(root) {
     const withMaps = data.runs.filter((r) => r.examples.length > 0);
@@ -256,7 +267,9 @@
         ? panel("tokens: " + title, tokenView(m, map.queries, map.keys))
         : html("p", { class: "muted" }, `token view left out: ${map.queries.length} × ${map.keys.length} is too many lines to read`);
       const note = example.views.length === 1 ? html("p", { class: "muted" }, "This example has no snapshots (record.epochs was not set): the slider has only the final maps.") : "";
-      root.replaceChildren(controls, html("p", { class: "caption" }, caption(example)), note, html("div", { class: "pictures" }, heat, tokens));
+      const drawn = inputPicture(run, example, map, state);
+      const onInput = drawn ? html("div", { class: "pictures input-view" }, panel("on the input (final maps): " + title.replace(/ · [^·]*$/, ""), drawn)) : "";
+      root.replaceChildren(controls, html("p", { class: "caption" }, caption(example)), note, onInput, html("div", { class: "pictures" }, heat, tokens));
       Object.assign(root.dataset, { run: run.id, example: example.name, map: map.name, layer: state.layer, head: state.head, epoch: view.epoch });
     }
     redraw();
