@@ -252,7 +252,7 @@ TEST_CASE("vit on pixel sets: shapes, the patch grid's labels, and its refusals"
   CHECK_THROWS_WITH(make_model("transformer", tokens, {}, other, rng), Catch::Contains("gives one label per input"));
   const Data graph = load("graph", {{"edges", test::source_root + "/datasets/karate-club/edges.txt"},
                                     {"labels", test::source_root + "/datasets/karate-club/clubs.txt"}});
-  CHECK_THROWS_WITH(make_model("encoder_classifier", graph, {}, other, rng), Catch::Contains("this dataset labels each vector: a graph's nodes (for those: gat)"));
+  CHECK_THROWS_WITH(make_model("encoder_classifier", graph, {}, other, rng), Catch::Contains("this dataset labels each vector: a graph's nodes or a text's next tokens (for those: gat, language_model)"));
   CHECK_THROWS_WITH(make_model("gat", tokens, {}, other, rng), Catch::Contains("model 'gat' gives a label per vector (node), but this dataset labels whole inputs"));
 }
 

@@ -1,6 +1,7 @@
 // `attnlab predict RESULTS.h5 --run ID --example N | --node N | INPUT...`: a trained classifier's
 // answer for an image, a sentence or a node (translate's counterpart for one label per input),
-// with its attention: <cls>'s (or the node's) in the last layer, the heads' mean.
+// with its attention: <cls>'s (or the node's) in the last layer, the heads' mean. For a language
+// model, the likeliest tokens after the input's last one, and that position's attention.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -65,7 +66,25 @@ struct Asked {
   VectorSplit split;                  // where the inputs are
   std::vector<std::size_t> rows;      // which sets
   std::vector<std::string> names;     // how to name each
+  std::vector<std::size_t> lengths;   // typed inputs: their tokens
 };
+
+// A model whose labels are each token's next one (language_model on text_corpus).
+bool next_token_model(const VectorData& data) { return data.kind == InputKind::tokens && data.train.labels.dimension() == 2; }
+
+// Whether every token of the vocabulary but the reserved ones is one character.
+bool single_characters(const Vocab& vocab) {
+  for (const std::string& t : vocab.tokens())
+    if (t.size() != 1 && t.front() != '<') return false;
+  return true;
+}
+
+// "'e' 0.39, ' ' 0.22, 'o' 0.18": the three likeliest next tokens, quoted (a space is one).
+std::string likeliest_tokens(const std::vector<float>& p, const std::vector<std::string>& classes) {
+  std::vector<std::string> quoted;
+  for (const std::string& c : classes) quoted.push_back("'" + c + "'");
+  return likeliest(p, quoted);
+}
 
 // The inputs: --example N of the evaluation split, --node N of a graph, or typed token strings.
 Asked asked_inputs(const Arguments& a, const VectorData& data) {
@@ -95,7 +114,10 @@ Asked asked_inputs(const Arguments& a, const VectorData& data) {
   std::vector<std::vector<int>> ids;
   for (const std::string& text : typed) {
     std::vector<std::string> tokens = split_tokens(text);
-    if (tokens.size() == 1 && tokens[0].size() > 1) {  // "3141" as digits, as the tasks write them
+    if (next_token_model(data) && single_characters(data.vocab)) {  // a character model reads the text as it is
+      tokens.clear();
+      for (char c : text) tokens.emplace_back(1, c);
+    } else if (tokens.size() == 1 && tokens[0].size() > 1) {  // "3141" as digits, as the tasks write them
       std::vector<std::string> chars;
       for (char c : tokens[0]) chars.emplace_back(1, c);
       tokens = chars;
@@ -110,6 +132,7 @@ Asked asked_inputs(const Arguments& a, const VectorData& data) {
     out.names.push_back("\"" + text + "\"");
   }
   out.split = token_split(data.vocab, ids, data.max_len, std::vector<int>(ids.size(), -1));
+  for (const std::vector<int>& one : ids) out.lengths.push_back(one.size());
   out.rows.resize(ids.size());
   std::iota(out.rows.begin(), out.rows.end(), std::size_t{0});
   return out;
@@ -145,6 +168,12 @@ int predict(const std::vector<std::string>& args) {
       }
       continue;
     }
+    if (next_token_model(data)) {  // the token after the input's last one
+      const std::size_t last = i < asked.lengths.size() ? asked.lengths[i] - 1 : p.probabilities.size() - 1;
+      std::printf("%s: next token %s\n", asked.names[i].c_str(), likeliest_tokens(p.probabilities[last], data.classes).c_str());
+      if (a.flag("--attention") && !p.attention.maps.empty()) print_attention(p.attention.maps.back(), last, data);
+      continue;
+    }
     const std::string gold = p.attention.target == "?" ? "" : "  (label: " + p.attention.target + ")";
     std::printf("%s: %s%s\n", asked.names[i].c_str(), likeliest(p.probabilities[0], data.classes).c_str(), gold.c_str());
     if (a.flag("--attention") && !p.attention.maps.empty()) print_attention(p.attention.maps.back(), 0, data);
@@ -161,9 +190,11 @@ Command predict_command() {
           "  Rebuilds the run's model and data and prints the three likeliest classes of each input:\n"
           "  --example N   example N of the evaluation split (an image of Fashion-MNIST's test set, a string)\n"
           "  --node N      node N of a graph run\n"
-          "  INPUT         typed tokens for a token run (\"3 1 4\" or \"314\")\n"
+          "  INPUT         typed tokens for a token run (\"3 1 4\" or \"314\"); for a language model, text:\n"
+          "                the three likeliest tokens after its last one\n"
           "  --attention also prints what the answer was read from: <cls>'s attention in the last layer\n"
-          "  (the heads' mean; on the patch grid for an image), or the node's over its neighbours.",
+          "  (the heads' mean; on the patch grid for an image), the node's over its neighbours, or the\n"
+          "  last token's over the text before it.",
           predict, true};
 }
 

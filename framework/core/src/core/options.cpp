@@ -1,11 +1,14 @@
 #include "attnlab/options.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 
+#include "attnlab/errors.hpp"
+#include "attnlab/option_choice.hpp"
 #include "attnlab/suggest.hpp"
 
 namespace attn {
@@ -150,5 +153,14 @@ template <> const char* option_type_name<std::size_t>() { return "a non-negative
 template <> const char* option_type_name<float>() { return "a number"; }
 template <> const char* option_type_name<double>() { return "a number"; }
 template <> const char* option_type_name<std::string>() { return "a string"; }
+
+std::string option_choice(const Options& o, const std::string& key, const std::string& fallback,
+                          const std::vector<std::string>& allowed) {
+  const std::string v = o.get<std::string>(key, fallback);
+  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return v;
+  std::string list;
+  for (const std::string& a : allowed) list += (list.empty() ? "'" : ", '") + a + "'";
+  throw SpecError(o.where(key), "option '" + key + "' must be one of " + list + "; got '" + v + "'");
+}
 
 }  // namespace attn

@@ -17,6 +17,7 @@
 
 #include "attnlab/data/dataset.hpp"
 #include "attnlab/errors.hpp"
+#include "attnlab/footprint.hpp"
 #include "attnlab/registry.hpp"
 
 namespace attn {
@@ -72,13 +73,26 @@ class ColouredGraphs final : public DatasetSource {
         colours_(a.options.get<std::size_t>("colours", 3, 2, 64)),
         degree_(a.options.get<double>("degree", 2.0, 0.0, 256.0)),
         num_train_(a.options.get<std::size_t>("num_train", 2000, 1, 1000000)),
-        num_valid_(a.options.get<std::size_t>("num_valid", 500, 1, 1000000)) {
+        num_valid_(a.options.get<std::size_t>("num_valid", 500, 1, 1000000)),
+        train_where_(first_written(a.options, {"num_train", "max_nodes"})),
+        valid_where_(first_written(a.options, {"num_valid", "max_nodes"})) {
     if (min_nodes_ > max_nodes_)
       throw SpecError(a.options.where("min_nodes"), "option 'min_nodes' (" + std::to_string(min_nodes_) + ") must not exceed 'max_nodes' (" +
                                                         std::to_string(max_nodes_) + ")");
     if (min_nodes_ <= colours_)
       throw SpecError(a.options.where("min_nodes"), "option 'min_nodes' (" + std::to_string(min_nodes_) + ") must exceed 'colours' (" +
                                                         std::to_string(colours_) + "), so that every graph has two nodes of one colour to clash");
+  }
+
+  // Per graph, at most: its colours, and its edge matrix (a bit per pair) in rows of their own.
+  Footprint footprint() const override {
+    const double n = static_cast<double>(max_nodes_);
+    const double per_graph = sizeof(ColouredGraph) + n * sizeof(int) + n * (sizeof(std::vector<bool>) + n / 8.0 + 8.0);
+    const auto part = [&](const char* name, std::size_t count, const std::string& where) {
+      return MemoryUse{std::string("the ") + name + " split: " + std::to_string(count) + " graphs of up to " + std::to_string(max_nodes_) +
+                           " nodes", per_graph * static_cast<double>(count), where};
+    };
+    return {part("training", num_train_, train_where_), part("validation", num_valid_, valid_where_)};
   }
 
   Data load(Rng& rng) const override {
@@ -144,6 +158,7 @@ class ColouredGraphs final : public DatasetSource {
   std::size_t min_nodes_, max_nodes_, colours_;
   double degree_;
   std::size_t num_train_, num_valid_;
+  std::string train_where_, valid_where_;
 };
 
 }  // namespace

@@ -68,11 +68,12 @@ const VectorData& vector_data(const ModelArgs& args, const std::string& model) {
                               "this dataset gives sequence or regression targets (for those: seq2seq, transformer, encoder_tagger, nadaraya_watson)");
 }
 
-Classifier::Classifier(const ModelArgs& args, const std::string& model, bool per_vector) : data_(vector_data(args, model)) {
+Classifier::Classifier(const ModelArgs& args, const std::string& model, bool per_vector, bool per_class)
+    : data_(vector_data(args, model)), per_class_(per_class) {
   if (per_vector != (data_.train.labels.dimension() == 2))
     throw std::invalid_argument("model '" + model + "' gives " + (per_vector ? "a label per vector (node)" : "one label per input") +
                                 ", but this dataset labels " + (per_vector ? "whole inputs (for those: encoder_classifier, vit)"
-                                                                           : "each vector: a graph's nodes (for those: gat)"));
+                                                                           : "each vector: a graph's nodes or a text's next tokens (for those: gat, language_model)"));
 }
 
 LossResult Classifier::loss(const std::vector<std::size_t>& batch, const TrainingStep& step) {
@@ -91,25 +92,28 @@ LossResult Classifier::loss(const std::vector<std::size_t>& batch, const Trainin
 Metrics Classifier::evaluate(bool) {
   const VectorSplit& split = eval_split();
   const std::size_t classes = data_.classes.size();
-  confusion_ = xt::zeros<float>({classes, classes});
-  double loss = 0.0, items = 0.0;
+  const bool breakdown = per_class_ && classes <= max_class_breakdown;
+  confusion_ = breakdown ? Tensor(xt::zeros<float>({classes, classes})) : Tensor();
+  double loss = 0.0, items = 0.0, correct = 0.0;
   for (std::size_t first = 0; first < split.size(); first += eval_batch) {
     std::vector<std::size_t> rows(std::min(eval_batch, split.size() - first));
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = first + i;
     const Labelled out = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
     loss += static_cast<double>(sum(cross_entropy(out.logits, out.labels)).item());
-    for (std::size_t i = 0; i < out.labels.size(); ++i)
-      confusion_(static_cast<std::size_t>(out.labels(i)), argmax(out.logits.value().data() + i * classes, classes)) += 1.0f;
+    for (std::size_t i = 0; i < out.labels.size(); ++i) {
+      const std::size_t truth = static_cast<std::size_t>(out.labels(i)), guess = argmax(out.logits.value().data() + i * classes, classes);
+      correct += truth == guess ? 1.0 : 0.0;
+      if (breakdown) confusion_(truth, guess) += 1.0f;
+    }
     items += static_cast<double>(out.labels.size());
   }
+  evaluated_ = true;
   const std::string prefix = data_.valid.size() ? "valid_" : "trainset_";
   const double n = std::max(items, 1.0);
-  double correct = 0.0;
   Metrics m;
-  for (std::size_t c = 0; c < classes; ++c) {
+  for (std::size_t c = 0; breakdown && c < classes; ++c) {
     double in_class = 0.0;
     for (std::size_t p = 0; p < classes; ++p) in_class += confusion_(c, p);
-    correct += confusion_(c, c);
     m[prefix + "accuracy." + metric_part(data_.classes[c])] = in_class > 0 ? confusion_(c, c) / in_class : std::nan("");
   }
   m[prefix + "loss"] = loss / n;
@@ -117,9 +121,14 @@ Metrics Classifier::evaluate(bool) {
   return m;
 }
 
+NamedTensors Classifier::evaluation_arrays() const {
+  if (confusion_.dimension() != 2) return {};
+  return {{"confusion", confusion_}};
+}
+
 NamedTensors Classifier::plot_data() {
-  if (confusion_.dimension() != 2) evaluate(true);
-  NamedTensors out = {{"confusion", confusion_}};
+  if (!evaluated_) evaluate(true);
+  NamedTensors out = evaluation_arrays();
   const VectorSplit& probe = probe_split(data_);
   if (data_.kind == InputKind::image && probe.size() && data_.dim == 1) {  // what the pictures lay the attention over
     std::vector<std::size_t> rows(probe.size());
@@ -173,7 +182,8 @@ std::vector<Classifier::Prediction> Classifier::predict(const VectorSplit& split
     ExampleAttention& ex = p.attention;
     ex.example = rows[i];
     ex.source = split.sets->describe(rows[i]);
-    ex.target = class_names(data_.classes, gold.data() + i * per_row, per_row);
+    const std::size_t gold_per_row = gold.size() / rows.size();  // typed inputs have no label per vector
+    ex.target = class_names(data_.classes, gold.data() + i * gold_per_row, std::min(per_row, gold_per_row));
     ex.prediction = class_names(data_.classes, predicted.data(), per_row);
     for (const auto& [name, stacked] : maps) {  // [B, layer, head, n_q, n_k]
       const std::size_t per = stacked.size() / stacked.shape()[0];

@@ -14,6 +14,7 @@
 
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/models/classifier.hpp"
+#include "attnlab/option_choice.hpp"
 #include "attnlab/models/transformer_blocks.hpp"
 #include "attnlab/registries.hpp"
 #include "attnlab/registry.hpp"
@@ -21,21 +22,13 @@
 namespace attn {
 namespace {
 
-std::string one_of(const Options& o, const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed) {
-  const std::string v = o.get<std::string>(key, fallback);
-  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return v;
-  std::string list;
-  for (const std::string& a : allowed) list += (list.empty() ? "'" : ", '") + a + "'";
-  throw SpecError(o.where(key), "option '" + key + "' must be one of " + list + "; got '" + v + "'");
-}
-
 class EncoderClassifier final : public Classifier {
  public:
   explicit EncoderClassifier(const ModelArgs& a)
       : Classifier(a, "encoder_classifier"),
         c_(block_options(a.options, 0.0f)),
-        pool_(one_of(a.options, "pool", "cls", {"cls", "mean"})),
-        positional_(one_of(a.options, "positional", "sinusoidal", {"sinusoidal", "learned", "none"})),
+        pool_(option_choice(a.options, "pool", "cls", {"cls", "mean"})),
+        positional_(option_choice(a.options, "positional", "sinusoidal", {"sinusoidal", "learned", "none"})),
         max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len + 1, 1000), 1, 1 << 20)),
         mask_edges_(a.options.get<bool>("mask_edges", true)) {
     if (a.options.has("mask_edges") && data_.kind != InputKind::graph)

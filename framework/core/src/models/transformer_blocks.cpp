@@ -22,7 +22,46 @@ AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bo
   return m;
 }
 
+AttentionConfig pre_norm_attention(const PreNormConfig& c) {
+  AttentionConfig a;
+  a.mode = {"vvv", {}, ""};
+  if (c.causal) a.mode.options.set("causal", "true");
+  a.scoring = c.scoring;
+  a.normalizer = c.normalizer;
+  a.dropout = c.dropout;
+  a.multi_head = MultiHead{c.heads, c.d_model, false};
+  return a;
+}
+
 }  // namespace
+
+Init torch_linear(std::size_t fan_in) { return Init::uniform(1.0f / std::sqrt(static_cast<float>(fan_in))); }
+
+PreNormBlock::PreNormBlock(const PluginKinds& kinds, const ParamScope& s, const PreNormConfig& c)
+    : norm1_(s.child("norm1"), c.d_model),
+      attention_(kinds, s.child("attention"), pre_norm_attention(c), c.d_model, c.d_model, c.d_model),
+      norm2_(s.child("norm2"), c.d_model),
+      mlp1_(s.child("mlp1"), c.d_model, c.mlp_hidden, true, torch_linear(c.d_model)),
+      mlp2_(s.child("mlp2"), c.mlp_hidden, c.d_model, true, torch_linear(c.mlp_hidden)),
+      dropout_(c.dropout) {}
+
+Var PreNormBlock::operator()(const Var& x, const ForwardContext& context, Var* weights) const {
+  const Var h = norm1_(x);
+  const AttentionResult a = attention_({h, h, h}, std::nullopt, context);
+  if (weights) *weights = a.weights_by_head();
+  const Var y = x + a.output;
+  const Var hidden = context.dropout(gelu(mlp1_(norm2_(y))), dropout_);  // [B, n, mlp_hidden]
+  return y + context.dropout(mlp2_(hidden), dropout_);
+}
+
+CausalAttentionBlock::CausalAttentionBlock(const PluginKinds& kinds, const ParamScope& s, const PreNormConfig& c)
+    : attention_(kinds, s.child("attention"), pre_norm_attention(c), c.d_model, c.d_model, c.d_model) {}
+
+Var CausalAttentionBlock::operator()(const Var& x, const ForwardContext& context, Var* weights) const {
+  const AttentionResult a = attention_({x, x, x}, std::nullopt, context);
+  if (weights) *weights = a.weights_by_head();
+  return x + a.output;
+}
 
 TransformerBlockConfig block_options(const Options& o, float default_dropout) {
   TransformerBlockConfig c;

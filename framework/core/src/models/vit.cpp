@@ -16,6 +16,7 @@
 
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/models/classifier.hpp"
+#include "attnlab/models/transformer_blocks.hpp"
 #include "attnlab/nn/layer_norm.hpp"
 #include "attnlab/nn/linear.hpp"
 #include "attnlab/registries.hpp"
@@ -23,8 +24,6 @@
 
 namespace attn {
 namespace {
-
-Init torch_linear(std::size_t fan_in) { return Init::uniform(1.0f / std::sqrt(static_cast<float>(fan_in))); }
 
 struct VitConfig {
   std::size_t patch = 16, d_model = 512, mlp_hidden = 2048, heads = 8, layers = 2;
@@ -70,43 +69,12 @@ VitConfig vit_config(const Options& o, const VectorData& data) {
   return c;
 }
 
-AttentionConfig vit_attention(const VitConfig& c) {
-  AttentionConfig a;
-  a.mode = {"vvv", {}, ""};
-  a.scoring = c.scoring;
-  a.normalizer = c.normalizer;
-  a.dropout = c.dropout;
-  a.multi_head = MultiHead{c.heads, c.d_model, false};
-  return a;
+PreNormConfig block_config(const VitConfig& c) {
+  PreNormConfig b;
+  b.d_model = c.d_model, b.mlp_hidden = c.mlp_hidden, b.heads = c.heads, b.dropout = c.dropout;
+  b.scoring = c.scoring, b.normalizer = c.normalizer;
+  return b;
 }
-
-class VitBlock {
- public:
-  VitBlock(const PluginKinds& kinds, const ParamScope& s, const VitConfig& c)
-      : norm1_(s.child("norm1"), c.d_model),
-        attention_(kinds, s.child("attention"), vit_attention(c), c.d_model, c.d_model, c.d_model),
-        norm2_(s.child("norm2"), c.d_model),
-        mlp1_(s.child("mlp1"), c.d_model, c.mlp_hidden, true, torch_linear(c.d_model)),
-        mlp2_(s.child("mlp2"), c.mlp_hidden, c.d_model, true, torch_linear(c.mlp_hidden)),
-        dropout_(c.dropout) {}
-
-  // x [B, n, d] -> [B, n, d]; the weights [B, heads, n, n] go to *weights if given.
-  Var operator()(const Var& x, const ForwardContext& context, Var* weights) const {
-    const Var h = norm1_(x);
-    const AttentionResult a = attention_({h, h, h}, std::nullopt, context);
-    if (weights) *weights = a.weights_by_head();
-    const Var y = x + a.output;
-    const Var hidden = context.dropout(gelu(mlp1_(norm2_(y))), dropout_);  // [B, n, mlp_hidden]
-    return y + context.dropout(mlp2_(hidden), dropout_);
-  }
-
- private:
-  LayerNorm norm1_;
-  Attention attention_;
-  LayerNorm norm2_;
-  Linear mlp1_, mlp2_;
-  float dropout_;
-};
 
 class Vit final : public Classifier {
  public:
@@ -120,7 +88,7 @@ class Vit final : public Classifier {
         positions_(a.params.param("positional", {1, rows_ * cols_ + (c_.cls ? 1 : 0), c_.d_model}, Init::normal(c_.position_init))),
         head_norm_(a.params.child("head").child("norm"), c_.d_model),
         head_(a.params.child("head").child("output"), c_.d_model, data_.classes.size(), true, torch_linear(c_.d_model)) {
-    for (std::size_t l = 0; l < c_.layers; ++l) blocks_.emplace_back(a.registries, a.params.child("block" + std::to_string(l)), c_);
+    for (std::size_t l = 0; l < c_.layers; ++l) blocks_.emplace_back(a.registries, a.params.child("block" + std::to_string(l)), block_config(c_));
   }
 
  protected:
@@ -129,7 +97,7 @@ class Vit final : public Classifier {
     Var x = embed_(patchify(constant(batch.vectors)));                                     // [B, m, d]
     if (c_.cls) x = concat({cls_ + constant(xt::zeros<float>({b, std::size_t(1), c_.d_model})), x}, 1);  // [B, m+1, d]
     x = context.dropout(x + positions_, c_.emb_dropout);
-    for (const VitBlock& block : blocks_) {
+    for (const PreNormBlock& block : blocks_) {
       Var w;
       x = block(x, context, weights ? &w : nullptr);
       if (weights) weights->push_back(w);
@@ -160,7 +128,7 @@ class Vit final : public Classifier {
   std::size_t rows_, cols_;
   Linear embed_;
   Var cls_, positions_;
-  std::vector<VitBlock> blocks_;
+  std::vector<PreNormBlock> blocks_;
   LayerNorm head_norm_;
   Linear head_;
 };

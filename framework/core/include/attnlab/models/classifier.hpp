@@ -7,6 +7,7 @@
 //   valid_accuracy           fraction of sets whose argmax logit is their label
 //   valid_accuracy.<class>   the same over the sets of one class (recall of that class)
 //   the confusion matrix     C[true, predicted] (counts), kept for plot_data ("confusion")
+// (the last two for at most max_class_breakdown classes: a word vocabulary's would be millions)
 // The attention recorded for a probe example is every layer's self-attention over the set.
 #pragma once
 
@@ -18,7 +19,9 @@ namespace attn {
 class Classifier : public Model {
  public:
   // per_vector: the model gives a label per vector (logits [B, n, C]), else one per set.
-  Classifier(const ModelArgs& args, const std::string& model, bool per_vector = false);
+  // per_class: keep per-class accuracies and the confusion matrix (up to max_class_breakdown
+  // classes; a language model's next tokens are not classes a reader compares).
+  Classifier(const ModelArgs& args, const std::string& model, bool per_vector = false, bool per_class = true);
 
   std::size_t train_size() const override { return data_.train.size(); }
   LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) override;
@@ -30,7 +33,9 @@ class Classifier : public Model {
   // probe set's features, their times and valid lengths.
   NamedTensors plot_data() override;
   // "confusion": the confusion matrix of the last evaluate(), kept per evaluated epoch.
-  NamedTensors evaluation_arrays() const override { return {{"confusion", confusion_}}; }
+  NamedTensors evaluation_arrays() const override;
+  // Classes beyond which per-class accuracies and the confusion matrix are not kept.
+  static constexpr std::size_t max_class_breakdown = 64;
 
   struct Prediction {
     std::vector<std::size_t> labels;                // one per set, or one per vector
@@ -56,7 +61,9 @@ class Classifier : public Model {
 
  private:
   const VectorSplit& eval_split() const { return data_.valid.size() ? data_.valid : data_.train; }
-  Tensor confusion_;  // [classes, classes] of the last evaluation
+  Tensor confusion_;  // [classes, classes] of the last evaluation (none beyond max_class_breakdown)
+  bool evaluated_ = false;
+  bool per_class_;
 };
 
 // The data a classifier reads: the VectorData of `args`, or a clear error naming `model`.

@@ -100,6 +100,47 @@ class TransformerDecoderBlock {
   AddNorm add3_;
 };
 
+// PyTorch's nn.Linear weights: U(-a, a) with a = 1/sqrt(fan_in).
+Init torch_linear(std::size_t fan_in);
+
+// The pre-norm block of ViT (d2l 11.8) and GPT (a language model's):
+//   Y = X + MHA(LN1(X))                                       MHA without biases, dropout on its weights
+//   out = Y + dropout(W_2 dropout(GELU(LN2(Y) W_1 + b_1)) + b_2)
+// causal: query i sees keys 0..i. Linear weights U(+-1/sqrt(fan_in)) as PyTorch's, biases 0.
+// Parameters: <scope>.norm1, .attention, .norm2, .mlp1, .mlp2.
+struct PreNormConfig {
+  std::size_t d_model = 512, mlp_hidden = 2048, heads = 8;
+  float dropout = 0.1f;
+  PluginChoice scoring{"scaled_dot", {}, ""};
+  PluginChoice normalizer = AttentionConfig{}.normalizer;
+  bool causal = false;
+};
+
+class PreNormBlock {
+ public:
+  PreNormBlock(const PluginKinds& kinds, const ParamScope& scope, const PreNormConfig& config);
+  // x [B, n, d] -> [B, n, d]; the weights [B, heads, n, n] go to *weights if given.
+  Var operator()(const Var& x, const ForwardContext& context, Var* weights = nullptr) const;
+
+ private:
+  LayerNorm norm1_;
+  Attention attention_;
+  LayerNorm norm2_;
+  Linear mlp1_, mlp2_;
+  float dropout_;
+};
+
+// The attention-only block of d2l-neu's character model: out = X + MHA_causal(X) (no norm, no
+// FFN; MHA without biases). Parameters: <scope>.attention.
+class CausalAttentionBlock {
+ public:
+  CausalAttentionBlock(const PluginKinds& kinds, const ParamScope& scope, const PreNormConfig& config);
+  Var operator()(const Var& x, const ForwardContext& context, Var* weights = nullptr) const;
+
+ private:
+  Attention attention_;
+};
+
 // X = dropout(embed(ids) * sqrt(d) + P): the input of both of the Transformer's stacks.
 class EmbeddedPositions {
  public:

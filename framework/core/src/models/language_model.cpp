@@ -1,0 +1,129 @@
+// Model `language_model`: a decoder-only Transformer that predicts every token from the ones
+// before it (next-token prediction on text_corpus windows).
+//   X = E[ids] + P                       E [V, d] ~ N(0, 0.02^2); P: positional none | sinusoidal |
+//                                        learned (N(0, 0.02^2)); no sqrt(d) scaling
+//   block attention_only:  X = X + MHA_causal(X)            (d2l-neu's attention-only TinyCharLM:
+//                                                           no norm, no FFN, MHA without biases)
+//   block gpt:             X = X + MHA_causal(LN(X));  X = X + dropout(FFN_gelu(LN(X)))  (pre-norm),
+//                          and a last LN before the head
+//   logits = X E^T  (tied: the embedding table reads the output)   or   X W + b
+// Query i attends to keys 0..i; the loss is the mean cross-entropy of every next token, and the
+// evaluation adds perplexity exp(loss) and bits per token loss / ln 2 (bits per character on
+// characters) to the classifiers' loss and accuracy.
+// Options: d_model, heads, layers, block, mlp_hidden, dropout, positional, max_len, tied,
+// scoring, normalizer.
+#include <cmath>
+
+#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/models/classifier.hpp"
+#include "attnlab/option_choice.hpp"
+#include "attnlab/models/transformer_blocks.hpp"
+#include "attnlab/nn/embedding.hpp"
+#include "attnlab/nn/layer_norm.hpp"
+#include "attnlab/registries.hpp"
+#include "attnlab/registry.hpp"
+
+namespace attn {
+namespace {
+
+PreNormConfig lm_config(const Options& o) {
+  PreNormConfig c;
+  c.d_model = o.get<std::size_t>("d_model", 128, 1, 1 << 16);
+  c.heads = o.get<std::size_t>("heads", 4, 1, 1024);
+  c.mlp_hidden = o.get<std::size_t>("mlp_hidden", 4 * c.d_model, 1, 1 << 20);
+  c.dropout = o.get<float>("dropout", 0.0f, 0.0f, 0.99f);
+  c.scoring = plugin_choice(o, "scoring", c.scoring.name);
+  c.normalizer = plugin_choice(o, "normalizer", c.normalizer.name);
+  c.causal = true;
+  if (c.d_model % c.heads != 0)
+    throw SpecError(o.where("heads"), "option 'd_model' (" + std::to_string(c.d_model) + ") must be a multiple of 'heads' (" +
+                                          std::to_string(c.heads) + ")");
+  return c;
+}
+
+class LanguageModel final : public Classifier {
+ public:
+  explicit LanguageModel(const ModelArgs& a)
+      : Classifier(a, "language_model", true, false),
+        c_(lm_config(a.options)),
+        gpt_(option_choice(a.options, "block", "attention_only", {"attention_only", "gpt"}) == "gpt"),
+        positional_(option_choice(a.options, "positional", "learned", {"none", "sinusoidal", "learned"})),
+        max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len, 512), 1, 1 << 20)),
+        tied_(a.options.get<bool>("tied", true)),
+        embedding_(a.params.child("embedding"), data_.vocab.size(), c_.d_model, Init::normal(0.02f)) {
+    if (data_.kind != InputKind::tokens || data_.vocab.size() == 0)
+      throw std::invalid_argument(std::string("model 'language_model' reads text (dataset text_corpus); this dataset gives ") + to_string(data_.kind));
+    if (max_len_ < data_.max_len)
+      throw SpecError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(max_len_) + ") must be at least the dataset's num_steps (" +
+                                                      std::to_string(data_.max_len) + ")");
+    if (!gpt_ && a.options.has("mlp_hidden"))
+      throw SpecError(a.options.where("mlp_hidden"), "option 'mlp_hidden' is for 'block: gpt'; an attention-only block has no MLP");
+    if (positional_ != "none") positions_.emplace(a.params.child("positional"), positional_, max_len_, c_.d_model, c_.dropout);
+    const std::size_t layers = a.options.get<std::size_t>("layers", 2, 1, 64);
+    for (std::size_t l = 0; l < layers; ++l) {
+      const ParamScope s = a.params.child("block" + std::to_string(l));
+      if (gpt_) gpt_blocks_.emplace_back(a.registries, s, c_);
+      else attention_blocks_.emplace_back(a.registries, s, c_);
+    }
+    if (gpt_) final_norm_.emplace(a.params.child("norm"), c_.d_model);
+    if (!tied_) output_.emplace(a.params.child("output"), c_.d_model, data_.vocab.size(), true, torch_linear(c_.d_model));
+  }
+
+  Metrics evaluate(bool full) override {
+    Metrics m = Classifier::evaluate(full);
+    const std::string p = data_.valid.size() ? "valid_" : "trainset_";
+    m[p + "ppl"] = std::exp(m.at(p + "loss"));
+    m[p + "bits_per_token"] = m.at(p + "loss") / std::log(2.0);
+    return m;
+  }
+
+ protected:
+  Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) override {
+    Var x = embedding_(batch.tokens);  // [B, n, d]
+    x = positions_ ? (*positions_)(x, context) : context.dropout(x, c_.dropout);
+    const auto keep = [&](const Var& w) {
+      if (weights) weights->push_back(w);
+    };
+    for (const PreNormBlock& block : gpt_blocks_) {
+      Var w;
+      x = block(x, context, weights ? &w : nullptr);
+      keep(w);
+    }
+    for (const CausalAttentionBlock& block : attention_blocks_) {
+      Var w;
+      x = block(x, context, weights ? &w : nullptr);
+      keep(w);
+    }
+    if (final_norm_) x = (*final_norm_)(x);
+    if (output_) return (*output_)(x);
+    const std::size_t b = x.dim(0), n = x.dim(1), v = data_.vocab.size();
+    return reshape(matmul(reshape(x, {b * n, c_.d_model}), transpose(embedding_.table(), 0, 1)), {b, n, v});  // X E^T
+  }
+
+  // Query i's attention is causal: recorded as "decoder_self", which the attention metrics
+  // measure over keys 0..i.
+  std::vector<std::pair<std::string, Tensor>> maps_of(const std::vector<Var>& weights) const override {
+    return {{"decoder_self", stack_layers(weights)}};
+  }
+
+ private:
+  PreNormConfig c_;
+  bool gpt_;
+  std::string positional_;
+  std::size_t max_len_;
+  bool tied_;
+  Embedding embedding_;
+  std::optional<PositionalEncoding> positions_;
+  std::vector<PreNormBlock> gpt_blocks_;
+  std::vector<CausalAttentionBlock> attention_blocks_;
+  std::optional<LayerNorm> final_norm_;
+  std::optional<Linear> output_;
+};
+
+}  // namespace
+
+void register_model_language_model(Registry<Model, ModelArgs>& r) {
+  r.add<LanguageModel>("language_model", "a decoder-only Transformer predicting each next token (attention-only as d2l-neu, or GPT blocks)");
+}
+
+}  // namespace attn

@@ -1,0 +1,169 @@
+// Language models: text_corpus's windows of a text (The Time Machine, d2l's preprocessing) and
+// language_model, a decoder-only Transformer: causal (a token's logits never depend on later
+// tokens), tied to its embedding, trained to a perplexity well below the vocabulary's size.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include "attnlab/attnlab.hpp"
+#include "attnlab/models/classifier.hpp"
+#include "lab/builtins.hpp"
+#include "lab/results/results_format.hpp"
+#include "test_support.hpp"
+
+using namespace attn;
+
+namespace {
+
+Data load_text(const std::vector<std::pair<std::string, std::string>>& options) {
+  Options o;
+  for (const auto& [k, v] : options) o.set(k, v, "spec.yaml:4:3");
+  auto source = test::builtins().datasets.create("text_corpus", DatasetArgs{o, test::source_root});
+  Rng rng(1);
+  return source->load(rng);
+}
+
+std::shared_ptr<Model> language_model(const Data& data, const std::vector<std::pair<std::string, std::string>>& options, ParamStore& store) {
+  Options o;
+  for (const auto& [k, v] : options) o.set(k, v, "spec.yaml:9:3");
+  Rng init(3);
+  return test::builtins().models.create("language_model", ModelArgs{test::builtins(), ParamScope(store, init), o, data});
+}
+
+}  // namespace
+
+TEST_CASE("text_corpus: The Time Machine as d2l reads it, in windows whose labels are the next characters", "[data][language]") {
+  const Data data = load_text({{"num_steps", "16"}, {"num_train", "1000"}, {"num_valid", "100"}});
+  const auto& d = std::get<VectorData>(data);
+  CHECK(d.kind == InputKind::tokens);
+  CHECK(d.vocab.size() == 3 + 27);  // <pad> <bos> <eos>, then ' ' and 26 letters (d2l: 28 with its <unk>)
+  CHECK(d.vocab.token(3) == " ");   // the most frequent character
+  CHECK(d.vocab.token(4) == "e");
+  REQUIRE(d.train.size() == 1000);
+  CHECK(d.valid.size() == 100);
+  CHECK(d.probe.size() == probe_size);
+  const VectorBatch first = d.train.sets->batch({0, 1});
+  std::string text;
+  for (std::size_t t = 0; t < 16; ++t) text += d.vocab.token(first.tokens(0, t));
+  CHECK(text == "the time machine");  // d2l's first line, preprocessed
+  for (std::size_t t = 0; t < 15; ++t) {
+    CHECK(d.train.labels(0, t) == first.tokens(0, t + 1));  // the label is the next token
+    CHECK(first.tokens(1, t) == first.tokens(0, t + 1));    // windows start one token apart
+  }
+  CHECK(d.valid.sets->batch({0}).tokens(0, 0) == d.train.sets->batch({999}).tokens(0, 1));  // validation follows training
+
+  const Data words = load_text({{"tokens", "word"}, {"num_steps", "4"}, {"num_train", "10"}, {"num_valid", "2"}});
+  CHECK_THAT(std::get<VectorData>(words).train.sets->describe(0), Catch::StartsWith("\"the time machine by"));
+
+  CHECK_THROWS_WITH(load_text({{"tokens", "bytes"}}), Catch::Contains("spec.yaml:4:3: option 'tokens' must be 'char'"));
+  CHECK_THROWS_WITH(load_text({{"preprocess", "lower"}}), Catch::Contains("option 'preprocess' must be 'd2l'"));
+  CHECK_THROWS_WITH(load_text({{"num_train", "10000000"}}),
+                    Catch::Contains("holds 17") && Catch::Contains("need 10003128") && Catch::Contains("lower num_train, num_valid or num_steps"));
+  CHECK_THROWS_WITH(load_text({{"path", "no-such-file.txt"}}), Catch::Contains("cannot read the text file no-such-file.txt"));
+}
+
+// Two windows of tokens given by hand, labelled per position.
+class HandWindows final : public VectorSets {
+ public:
+  explicit HandWindows(IntTensor tokens) : tokens_(std::move(tokens)) {}
+  std::size_t size() const override { return tokens_.shape()[0]; }
+  VectorBatch batch(const std::vector<std::size_t>& rows) const override {
+    VectorBatch b;
+    b.tokens = take_rows(tokens_, rows);
+    b.lens = IntTensor::from_shape({rows.size()});
+    b.lens.fill(static_cast<int>(tokens_.shape()[1]));
+    return b;
+  }
+  std::string describe(std::size_t row) const override { return "window " + std::to_string(row); }
+
+ private:
+  IntTensor tokens_;
+};
+
+TEST_CASE("language_model is causal: a token's prediction does not depend on the tokens after it", "[models][language]") {
+  const Data data = load_text({{"num_steps", "12"}, {"num_train", "64"}, {"num_valid", "8"}});
+  const auto& d = std::get<VectorData>(data);
+  IntTensor two = IntTensor::from_shape({2, 12});
+  const VectorBatch window = d.train.sets->batch({0});
+  for (std::size_t t = 0; t < 12; ++t) two(0, t) = two(1, t) = window.tokens(0, t);
+  for (std::size_t t = 6; t < 12; ++t) two(1, t) = 5 + static_cast<int>(t);  // the second window's last six tokens changed
+  VectorSplit split;
+  split.sets = std::make_shared<HandWindows>(two);
+  split.labels = xt::zeros<int>({std::size_t(2), std::size_t(12)}) + 3;
+  for (const std::string block : {"attention_only", "gpt"})
+    for (const std::string positional : {"none", "sinusoidal", "learned"}) {
+      DYNAMIC_SECTION(block << ", positional " << positional) {
+        ParamStore store;
+        auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}, {"positional", positional}}, store);
+        const auto predicted = dynamic_cast<Classifier&>(*model).predict(split, {0, 1});
+        REQUIRE(predicted.at(0).probabilities.size() == 12);
+        for (std::size_t t = 0; t < 6; ++t)
+          for (std::size_t v = 0; v < d.vocab.size(); ++v)
+            CHECK(predicted[1].probabilities[t][v] == Approx(predicted[0].probabilities[t][v]).margin(1e-7));
+        double moved = 0.0;  // position 6 reads the changed token: the test can fail
+        for (std::size_t v = 0; v < d.vocab.size(); ++v) moved += std::abs(predicted[1].probabilities[6][v] - predicted[0].probabilities[6][v]);
+        CHECK(moved > 1e-4);
+      }
+    }
+}
+
+TEST_CASE("language_model: the tied head reads the embedding; an untied one has its own; its option errors", "[models][language]") {
+  const Data data = load_text({{"num_steps", "12"}, {"num_train", "64"}, {"num_valid", "8"}});
+  ParamStore tied, untied, gpt;
+  language_model(data, {{"d_model", "16"}, {"heads", "2"}}, tied);
+  language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"tied", "false"}}, untied);
+  language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", "gpt"}, {"mlp_hidden", "32"}}, gpt);
+  const auto names = [](const ParamStore& s) {
+    std::vector<std::string> out;
+    for (const auto& [name, var] : s.items()) out.push_back(name);
+    return out;
+  };
+  const std::vector<std::string> t = names(tied), u = names(untied), g = names(gpt);
+  CHECK(std::count(t.begin(), t.end(), "output.W") == 0);
+  CHECK(std::count(u.begin(), u.end(), "output.W") == 1);
+  CHECK(std::count(g.begin(), g.end(), "block0.mlp1.W") == 1);
+  CHECK(std::count(g.begin(), g.end(), "norm.gamma") == 1);
+  const auto refused = [&](const std::vector<std::pair<std::string, std::string>>& options) {
+    ParamStore s;
+    try {
+      language_model(data, options, s);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK_THAT(refused({{"d_model", "16"}, {"heads", "3"}}), Catch::Contains("spec.yaml:9:3: option 'd_model' (16) must be a multiple of 'heads' (3)"));
+  CHECK_THAT(refused({{"block", "lstm"}}), Catch::Contains("option 'block' must be one of 'attention_only', 'gpt'"));
+  CHECK_THAT(refused({{"mlp_hidden", "64"}}), Catch::Contains("option 'mlp_hidden' is for 'block: gpt'"));
+  CHECK_THAT(refused({{"max_len", "8"}}), Catch::Contains("option 'max_len' (8) must be at least the dataset's num_steps (12)"));
+}
+
+TEST_CASE("language_model learns The Time Machine: perplexity and bits per character in the history", "[models][language]") {
+  test::TempDir dir("attnlab-lm");
+  std::ofstream(dir / "lm.yaml") << "name: lm\ndataset:\n  name: text_corpus\n  path: " << test::source_root
+                                   << "/datasets/timemachine/timemachine.txt\n  num_steps: 32\n  num_train: 4096\n  num_valid: 256\n"
+                                      "model:\n  name: language_model\n  d_model: 32\n  heads: 2\ntraining:\n  optimizer: adam\n"
+                                      "  lr: 0.003\n  epochs: 2\n  batch_size: 32\n";
+  const auto run = test::command_output(test::attnlab_exe + " run " + (dir / "lm.yaml") + " --output " + (dir / "lm.h5") + " 2>&1");
+  INFO(run.text);
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.text, Catch::Contains("valid_ppl") && Catch::Contains("valid_bits_per_token") && Catch::Contains("decoder_self"));
+  CHECK_THAT(run.text, !Catch::Contains("per class"));  // next tokens are not classes to compare
+  const ResultsReader results(dir / "lm.h5");
+  const auto& m = results.run("run").metrics;
+  CHECK(m.at("valid_ppl") == Approx(std::exp(m.at("valid_loss"))));
+  CHECK(m.at("valid_bits_per_token") == Approx(m.at("valid_loss") / std::log(2.0)));
+  CHECK(m.at("valid_ppl") < 15.0);  // a unigram model of these 27 characters is at 16.9
+  CHECK(m.at("valid_ppl") > 1.0);
+  // predict: the likeliest tokens after typed text; a character the text never had is refused
+  const auto next = test::command_output(test::attnlab_exe + " predict " + (dir / "lm.h5") + " \"the time machin\" --attention 2>&1");
+  INFO(next.text);
+  CHECK(next.status == 0);
+  CHECK_THAT(next.text, Catch::StartsWith("\"the time machin\": next token '") && Catch::Contains("decoder_self attention of n"));
+  const auto upper = test::command_output(test::attnlab_exe + " predict " + (dir / "lm.h5") + " \"THE\" 2>&1");
+  CHECK(upper.status == 2);
+  CHECK_THAT(upper.text, Catch::Contains("token 'T' is not in the vocabulary"));
+  const auto example = test::command_output(test::attnlab_exe + " predict " + (dir / "lm.h5") + " --example 3 2>&1");
+  CHECK_THAT(example.text, Catch::StartsWith("validation example 3: next token '"));
+}
