@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "attnlab/attnlab.hpp"
+#include "attnlab/footprint.hpp"
 #include "attnlab/models/classifier.hpp"
 #include "lab/builtins.hpp"
 #include "lab/results/results_format.hpp"
@@ -61,6 +62,19 @@ TEST_CASE("text_corpus: The Time Machine as d2l reads it, in windows whose label
   CHECK_THROWS_WITH(load_text({{"num_train", "10000000"}}),
                     Catch::Contains("holds 17") && Catch::Contains("need 10003128") && Catch::Contains("lower num_train, num_valid or num_steps"));
   CHECK_THROWS_WITH(load_text({{"path", "no-such-file.txt"}}), Catch::Contains("cannot read the text file no-such-file.txt"));
+  CHECK_THROWS_WITH(load_text({{"path", "/dev/zero"}}), Catch::Contains("spec.yaml:4:3: /dev/zero is not a regular file"));
+  test::TempDir dir("attnlab-text");
+  std::ofstream(dir / "empty.txt") << "";
+  CHECK_THROWS_WITH(load_text({{"path", dir / "empty.txt"}, {"num_train", "10"}}), Catch::Contains("spec.yaml:4:3: ") && Catch::Contains("holds 0 char tokens"));
+  // a file too large for the memory a run may use is refused before it is read
+  Options big;
+  big.set("path", "/dev/null", "spec.yaml:4:3");
+  std::ofstream(dir / "large.txt") << std::string(1 << 20, 'a');
+  big.set("path", dir / "large.txt", "spec.yaml:4:3");
+  const Footprint f = test::builtins().datasets.create("text_corpus", DatasetArgs{big, ""})->footprint();
+  REQUIRE(f.size() == 2);
+  CHECK(f[0].bytes > 32.0 * (1 << 20));  // its tokens, counted at the key that names the file
+  CHECK(f[0].where == "spec.yaml:4:3");
 }
 
 // Two windows of tokens given by hand, labelled per position.

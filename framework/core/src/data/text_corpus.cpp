@@ -12,6 +12,7 @@
 // Options: path (default: The Time Machine, datasets/timemachine/timemachine.txt), tokens
 // (char | word), preprocess (d2l | none), num_steps, num_train, num_valid.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -99,18 +100,28 @@ class TextCorpus final : public DatasetSource {
                                                          preprocess_ + "'");
   }
 
-  // The labels of every window as ints (the tokens are read from the corpus a batch at a time).
+  // The text read and split into tokens (a token's string takes at most 40 bytes per byte of
+  // text, a character's 32 plus its id), and the labels of every window as ints (the tokens are
+  // read from the corpus a batch at a time).
   Footprint footprint() const override {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path_, ec);
+    const double text = ec ? 0.0 : 41.0 * static_cast<double>(size);
     const double per_window = sizeof(int) * static_cast<double>(num_steps_);
-    return {MemoryUse{"the labels of " + std::to_string(num_train_ + num_valid_) + " windows of " + std::to_string(num_steps_) + " tokens",
+    return {MemoryUse{"the text of " + path_ + " in tokens", text, where_},
+            MemoryUse{"the labels of " + std::to_string(num_train_ + num_valid_) + " windows of " + std::to_string(num_steps_) + " tokens",
                       per_window * static_cast<double>(num_train_ + num_valid_), sizes_where_}};
   }
 
   Data load(Rng&) const override {
     const std::vector<std::string> tokens = tokenize(read_text());
     const std::size_t needed = num_train_ + num_valid_ + num_steps_;
+    if (tokens.size() < needed && sizes_where_.empty() && where_.empty())  // (no place of its own: reported at the dataset's name)
+      throw std::invalid_argument(path_ + " holds " + std::to_string(tokens.size()) + " " + tokens_ + " tokens; the default " +
+                                  std::to_string(num_train_) + " training and " + std::to_string(num_valid_) + " validation windows of " +
+                                  std::to_string(num_steps_) + " need " + std::to_string(needed) + " (set num_train, num_valid or num_steps)");
     if (tokens.size() < needed)
-      throw SpecError(sizes_where_, path_ + " holds " + std::to_string(tokens.size()) + " " + tokens_ + " tokens; " +
+      throw SpecError(sizes_where_.empty() ? where_ : sizes_where_, path_ + " holds " + std::to_string(tokens.size()) + " " + tokens_ + " tokens; " +
                                         std::to_string(num_train_) + " training and " + std::to_string(num_valid_) +
                                         " validation windows of " + std::to_string(num_steps_) + " need " + std::to_string(needed) +
                                         " (lower num_train, num_valid or num_steps)");
@@ -129,6 +140,9 @@ class TextCorpus final : public DatasetSource {
 
  private:
   std::string read_text() const {
+    std::error_code ec;
+    if (std::filesystem::exists(path_, ec) && !std::filesystem::is_regular_file(path_, ec))
+      throw SpecError(where_, path_ + " is not a regular file (option 'path' names a text file)");
     std::ifstream in(path_, std::ios::binary);
     if (!in) throw SpecError(where_, "cannot read the text file " + path_ + " (option 'path'; the default is The Time Machine, " + default_path + ")");
     std::ostringstream text;
