@@ -9,6 +9,7 @@
 #include "attnlab/attnlab.hpp"
 #include "attnlab/footprint.hpp"
 #include "attnlab/models/classifier.hpp"
+#include "attnlab/models/text_generator.hpp"
 #include "lab/builtins.hpp"
 #include "lab/results/results_format.hpp"
 #include "test_support.hpp"
@@ -180,4 +181,89 @@ TEST_CASE("language_model learns The Time Machine: perplexity and bits per chara
   CHECK_THAT(upper.text, Catch::Contains("token 'T' is not in the vocabulary"));
   const auto example = test::command_output(test::attnlab_exe + " predict " + (dir / "lm.h5") + " --example 3 2>&1");
   CHECK_THAT(example.text, Catch::StartsWith("validation example 3: next token '"));
+  // generate: the prompt and what follows, the same for the same seed; bad requests refused before any work
+  const std::string gen = test::attnlab_exe + " generate " + (dir / "lm.h5") + " --prompt \"the time \"";
+  const auto one = test::command_output(gen + " --steps 40 --seed 4 2>&1"), again = test::command_output(gen + " --steps 40 --seed 4 2>&1");
+  INFO(one.text);
+  CHECK(one.status == 0);
+  CHECK_THAT(one.text, Catch::StartsWith("the time "));
+  CHECK(one.text.size() == std::string("the time ").size() + 40 + 1);
+  CHECK(one.text == again.text);
+  CHECK_THAT(one.text, !Catch::Contains("<eos>") && !Catch::Contains("<pad>") && !Catch::Contains("<bos>"));  // never in a text
+  const auto looked = test::command_output(gen + " --steps 3 --attention 2>&1");
+  CHECK_THAT(looked.text, Catch::Contains("where each written token's position looked") && Catch::Contains("'@"));
+  for (const auto& [extra, message] : std::vector<std::pair<std::string, std::string>>{
+           {" --temperature 0", "--temperature must be in [1e-06, 100]"},
+           {" --temperature nan", "--temperature must be"},
+           {" --top-k 1000", "--top-k"},
+           {" --steps 100000000", "--steps"},
+           {" --steps 510", "the model's positions stop at 512"}}) {
+    const auto bad = test::command_output(gen + extra + " 2>&1");
+    INFO(extra << ": " << bad.text);
+    CHECK(bad.status == 2);
+    CHECK_THAT(bad.text, Catch::Contains(message));
+  }
+  const auto unknown = test::command_output(test::attnlab_exe + " generate " + (dir / "lm.h5") + " --prompt THE 2>&1");
+  CHECK(unknown.status == 2);
+  CHECK_THAT(unknown.text, Catch::Contains("--prompt: token 'T' is not in the vocabulary"));
+}
+
+TEST_CASE("generate: the key/value cache gives what the whole sequence gives; sampling follows its options", "[models][language]") {
+  const Data data = load_text({{"num_steps", "24"}, {"num_train", "64"}, {"num_valid", "8"}});
+  const auto& d = std::get<VectorData>(data);
+  const std::vector<int> prompt = d.vocab.encode({"t", "h", "e", " "});
+  for (const std::string block : {"attention_only", "gpt"}) {
+    DYNAMIC_SECTION(block) {
+      ParamStore store;
+      auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}}, store);
+      auto& generator = dynamic_cast<TextGenerator&>(*model);
+      CHECK(generator.max_positions() == 512);
+      SamplingOptions greedy;
+      greedy.steps = 12, greedy.temperature = 1e-6f;
+      Rng rng(5);
+      const Generation g = generator.generate(prompt, greedy, rng);
+      REQUIRE(g.tokens.size() == 12);
+      // the whole sequence at once: at every written position, the argmax is the token written,
+      // and that position's attention is the cached step's
+      IntTensor all = IntTensor::from_shape({1, 24});
+      all.fill(3);
+      for (std::size_t i = 0; i < prompt.size(); ++i) all(0, i) = prompt[i];
+      for (std::size_t s = 0; s < 12; ++s) all(0, prompt.size() + s) = g.tokens[s];
+      VectorSplit split;
+      split.sets = std::make_shared<HandWindows>(all);
+      split.labels = xt::zeros<int>({std::size_t(1), std::size_t(24)});
+      const auto whole = dynamic_cast<Classifier&>(*model).predict(split, {0}).at(0);
+      const Tensor& w = whole.attention.maps.at(0).weights;  // [layer, head, 24, 24]
+      for (std::size_t s = 0; s < 12; ++s) {
+        const std::size_t at = prompt.size() + s - 1;
+        INFO("step " << s);
+        CHECK(static_cast<int>(whole.labels[at]) == g.tokens[s]);
+        for (std::size_t l = 0; l < w.shape()[0]; ++l)
+          for (std::size_t h = 0; h < w.shape()[1]; ++h)
+            for (std::size_t k = 0; k <= at; ++k) CHECK(g.attention(l, h, s, k) == Approx(w(l, h, at, k)).margin(1e-5));
+      }
+      // the same seed writes the same text; top_k 1 is greedy whatever the temperature
+      SamplingOptions hot;
+      hot.steps = 20, hot.temperature = 50.0f;
+      Rng a(9), b(9), c(10);
+      CHECK(generator.generate(prompt, hot, a).tokens == generator.generate(prompt, hot, b).tokens);
+      CHECK(generator.generate(prompt, hot, a).tokens != generator.generate(prompt, hot, c).tokens);
+      hot.top_k = 1, hot.steps = 12;
+      CHECK(generator.generate(prompt, hot, c).tokens == g.tokens);
+    }
+  }
+}
+
+TEST_CASE("sample_token: temperature and top-k shape the draw", "[models][language]") {
+  const std::vector<float> logits = {0.0f, 2.0f, 1.0f, -1.0f};
+  SamplingOptions o;
+  o.top_k = 2;
+  Rng rng(1);
+  std::vector<int> counts(4, 0);
+  for (int i = 0; i < 4000; ++i) ++counts[static_cast<std::size_t>(sample_token(logits.data(), 4, o, rng))];
+  CHECK(counts[0] == 0);  // outside the top 2
+  CHECK(counts[3] == 0);
+  CHECK(static_cast<double>(counts[1]) / 4000.0 == Approx(std::exp(2.0) / (std::exp(2.0) + std::exp(1.0))).margin(0.03));
+  o.top_k = 0, o.temperature = 1e-6f;
+  for (int i = 0; i < 100; ++i) CHECK(sample_token(logits.data(), 4, o, rng) == 1);
 }

@@ -27,6 +27,7 @@ Command compare_command();
 Command translate_command();
 Command probe_command();
 Command predict_command();
+Command generate_command();
 Command inspect_command();
 Command plot_command();
 Command report_command();

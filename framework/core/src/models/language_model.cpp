@@ -10,12 +10,15 @@
 // Query i attends to keys 0..i; the loss is the mean cross-entropy of every next token, and the
 // evaluation adds perplexity exp(loss) and bits per token loss / ln 2 (bits per character on
 // characters) to the classifiers' loss and accuracy.
+// Sampling text (text_generator.hpp) runs each block on the newest position only, its causal
+// attention reading the earlier ones from a key/value cache.
 // Options: d_model, heads, layers, block, mlp_hidden, dropout, positional, max_len, tied,
 // scoring, normalizer.
 #include <cmath>
 
 #include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/models/classifier.hpp"
+#include "attnlab/models/text_generator.hpp"
 #include "attnlab/option_choice.hpp"
 #include "attnlab/models/transformer_blocks.hpp"
 #include "attnlab/nn/embedding.hpp"
@@ -41,7 +44,7 @@ PreNormConfig lm_config(const Options& o) {
   return c;
 }
 
-class LanguageModel final : public Classifier {
+class LanguageModel final : public Classifier, public TextGenerator {
  public:
   explicit LanguageModel(const ModelArgs& a)
       : Classifier(a, "language_model", true, false),
@@ -94,10 +97,55 @@ class LanguageModel final : public Classifier {
       x = block(x, context, weights ? &w : nullptr);
       keep(w);
     }
+    return head(x);
+  }
+
+  std::size_t max_positions() const override { return positions_ ? max_len_ : 0; }
+
+  Generation generate(const std::vector<int>& prompt, const SamplingOptions& options, Rng& rng) override {
+    if (prompt.empty()) throw std::invalid_argument("generate: the prompt needs at least one token");
+    const NoGrad no_grad;
+    const std::size_t layers = gpt_blocks_.size() + attention_blocks_.size(), total = prompt.size() + options.steps;
+    std::vector<KeyValueCache> caches(layers);
+    Generation g;
+    g.attention = xt::zeros<float>({layers, c_.heads, options.steps, total});
+    IntTensor ids = IntTensor::from_shape({std::size_t(1), prompt.size()});
+    std::copy(prompt.begin(), prompt.end(), ids.begin());
+    for (std::size_t s = 0, first = 0; s < options.steps; ++s) {
+      std::vector<Var> weights;  // per layer [1, heads, n, first + n]
+      const Tensor logits = step(ids, first, caches, weights).value();  // [1, n, V]
+      const std::size_t n = ids.shape()[1], vocab = logits.shape()[2];
+      std::vector<float> last(logits.data() + (n - 1) * vocab, logits.data() + n * vocab);
+      for (const int reserved : {Vocab::pad, Vocab::bos, Vocab::eos}) last[static_cast<std::size_t>(reserved)] = -INFINITY;  // never in a text
+      g.tokens.push_back(sample_token(last.data(), vocab, options, rng));
+      for (std::size_t l = 0; l < layers; ++l)
+        for (std::size_t h = 0; h < c_.heads; ++h)
+          for (std::size_t k = 0; k < first + n; ++k) g.attention(l, h, s, k) = weights[l].value()(0, h, n - 1, k);
+      first += n;
+      ids = IntTensor::from_shape({std::size_t(1), std::size_t(1)});
+      ids(0, 0) = g.tokens.back();
+    }
+    return g;
+  }
+
+  // logits [B, n, V] of the last block's output: X E^T (tied) or X W + b.
+  Var head(Var x) const {
     if (final_norm_) x = (*final_norm_)(x);
     if (output_) return (*output_)(x);
     const std::size_t b = x.dim(0), n = x.dim(1), v = data_.vocab.size();
-    return reshape(matmul(reshape(x, {b * n, c_.d_model}), transpose(embedding_.table(), 0, 1)), {b, n, v});  // X E^T
+    return reshape(matmul(reshape(x, {b * n, c_.d_model}), transpose(embedding_.table(), 0, 1)), {b, n, v});
+  }
+
+  // Decoding: the logits of positions [first, first + n) given ids [1, n], each block reading
+  // the earlier positions from its cache; every block's weights [1, heads, n, first + n].
+  Var step(const IntTensor& ids, std::size_t first, std::vector<KeyValueCache>& caches, std::vector<Var>& weights) const {
+    const ForwardContext eval = ForwardContext::evaluation();
+    Var x = embedding_(ids);
+    if (positions_) x = (*positions_)(x, eval, first);
+    std::size_t l = 0;
+    for (const PreNormBlock& block : gpt_blocks_) weights.emplace_back(), x = block.step(x, caches[l++], &weights.back());
+    for (const CausalAttentionBlock& block : attention_blocks_) weights.emplace_back(), x = block.step(x, caches[l++], &weights.back());
+    return head(x);
   }
 
   // Query i's attention is causal: recorded as "decoder_self", which the attention metrics

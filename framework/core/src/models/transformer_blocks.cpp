@@ -47,7 +47,16 @@ PreNormBlock::PreNormBlock(const PluginKinds& kinds, const ParamScope& s, const 
 
 Var PreNormBlock::operator()(const Var& x, const ForwardContext& context, Var* weights) const {
   const Var h = norm1_(x);
-  const AttentionResult a = attention_({h, h, h}, std::nullopt, context);
+  return after_attention(x, attention_({h, h, h}, std::nullopt, context), context, weights);
+}
+
+Var PreNormBlock::step(const Var& x, KeyValueCache& cache, Var* weights) const {
+  const Var h = norm1_(x);
+  return after_attention(x, attention_.extend({h, h, h}, cache), ForwardContext::evaluation(), weights);
+}
+
+// Everything after the attention a of LN1(x): the residual, then the MLP's.
+Var PreNormBlock::after_attention(const Var& x, const AttentionResult& a, const ForwardContext& context, Var* weights) const {
   if (weights) *weights = a.weights_by_head();
   const Var y = x + a.output;
   const Var hidden = context.dropout(gelu(mlp1_(norm2_(y))), dropout_);  // [B, n, mlp_hidden]
@@ -59,6 +68,12 @@ CausalAttentionBlock::CausalAttentionBlock(const PluginKinds& kinds, const Param
 
 Var CausalAttentionBlock::operator()(const Var& x, const ForwardContext& context, Var* weights) const {
   const AttentionResult a = attention_({x, x, x}, std::nullopt, context);
+  if (weights) *weights = a.weights_by_head();
+  return x + a.output;
+}
+
+Var CausalAttentionBlock::step(const Var& x, KeyValueCache& cache, Var* weights) const {
+  const AttentionResult a = attention_.extend({x, x, x}, cache);
   if (weights) *weights = a.weights_by_head();
   return x + a.output;
 }

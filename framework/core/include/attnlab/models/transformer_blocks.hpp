@@ -121,8 +121,13 @@ class PreNormBlock {
   PreNormBlock(const PluginKinds& kinds, const ParamScope& scope, const PreNormConfig& config);
   // x [B, n, d] -> [B, n, d]; the weights [B, heads, n, n] go to *weights if given.
   Var operator()(const Var& x, const ForwardContext& context, Var* weights = nullptr) const;
+  // Decoding (causal): x [B, n, d] are the newest positions; their attention reads the earlier
+  // ones from `cache` and adds their own. Equals operator()'s last n rows on the whole sequence.
+  Var step(const Var& x, KeyValueCache& cache, Var* weights = nullptr) const;
 
  private:
+  Var after_attention(const Var& x, const AttentionResult& a, const ForwardContext& context, Var* weights) const;
+
   LayerNorm norm1_;
   Attention attention_;
   LayerNorm norm2_;
@@ -136,6 +141,8 @@ class CausalAttentionBlock {
  public:
   CausalAttentionBlock(const PluginKinds& kinds, const ParamScope& scope, const PreNormConfig& config);
   Var operator()(const Var& x, const ForwardContext& context, Var* weights = nullptr) const;
+  // Decoding, as PreNormBlock::step.
+  Var step(const Var& x, KeyValueCache& cache, Var* weights = nullptr) const;
 
  private:
   Attention attention_;

@@ -1,0 +1,115 @@
+// `attnlab generate RESULTS.h5 --run ID --prompt TEXT [--steps N] [--temperature T] [--top-k K]
+// [--seed S] [--attention]`: text written by a trained language model after a prompt
+// (text_generator.hpp), and with --attention where each written token's position looked.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+
+#include "attnlab/data/text.hpp"
+#include "attnlab/models/classifier.hpp"
+#include "attnlab/models/text_generator.hpp"
+#include "lab/runner/run.hpp"
+#include "trained_run.hpp"
+
+namespace attn::cli {
+namespace {
+
+constexpr int max_steps = 100000;
+
+// The prompt's tokens: its characters for a character model, else its words.
+std::vector<int> prompt_ids(const std::string& text, const Vocab& vocab) {
+  bool characters = true;
+  for (const std::string& t : vocab.tokens()) characters = characters && (t.size() == 1 || t.front() == '<');
+  std::vector<std::string> tokens;
+  if (characters)
+    for (char c : text) tokens.emplace_back(1, c);
+  else
+    tokens = split_tokens(text);
+  if (tokens.empty()) throw UsageError("--prompt: give at least one token to start from");
+  try {
+    return vocab.encode(tokens);
+  } catch (const std::out_of_range& e) {
+    throw UsageError(std::string("--prompt: ") + e.what() + " (the run's text had no such token)");
+  }
+}
+
+SamplingOptions sampling(const Arguments& a, std::size_t vocab) {
+  SamplingOptions o;
+  o.steps = static_cast<std::size_t>(a.integer("--steps", 100, 1, max_steps));
+  const double t = a.number("--temperature", 1.0);
+  if (!(t >= 1e-6 && t <= 100.0)) throw UsageError("--temperature must be in [1e-06, 100] (near 0: the likeliest token every time), got " + a.value("--temperature", ""));
+  o.temperature = static_cast<float>(t);
+  o.top_k = static_cast<std::size_t>(a.integer("--top-k", 0, 0, static_cast<int>(vocab)));
+  return o;
+}
+
+// Each written token and the three earlier positions its position read most (last layer, the
+// heads' mean).
+void print_attention(const Generation& g, const std::vector<int>& all, const Vocab& vocab, std::size_t prompt) {
+  const Tensor& w = g.attention;  // [layer, head, steps, total]
+  const std::size_t layer = w.shape()[0] - 1, heads = w.shape()[1];
+  std::printf("\nwhere each written token's position looked (last layer, mean of %zu heads):\n", heads);
+  for (std::size_t s = 0; s < g.tokens.size(); ++s) {
+    const std::size_t at = prompt + s - 1;  // the position that wrote token s
+    std::vector<double> row(at + 1, 0.0);
+    for (std::size_t h = 0; h < heads; ++h)
+      for (std::size_t k = 0; k <= at; ++k) row[k] += w(layer, h, s, k) / static_cast<double>(heads);
+    std::vector<std::size_t> order(row.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return row[a] > row[b]; });
+    std::printf("  '%s':", vocab.token(g.tokens[s]).c_str());
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, order.size()); ++i)
+      std::printf(" '%s'@%zu %.2f", vocab.token(all[order[i]]).c_str(), order[i], row[order[i]]);
+    std::printf("\n");
+  }
+}
+
+int generate(const std::vector<std::string>& args) {
+  const Arguments a(args, {"--attention"}, {"--run", "--prompt", "--steps", "--temperature", "--top-k", "--seed", "--plugin"});
+  if (a.positional().size() != 1) throw UsageError("expected one results file (and the prompt as --prompt TEXT)");
+  if (!a.has("--prompt")) throw UsageError("--prompt TEXT is needed: the text to continue");
+  const ResultsReader file(a.positional()[0]);
+  const std::string id = chosen_run(file, a);
+  Registries registries;
+  const RunPlan plan = stored_plan(file, id, a, registries);
+  const std::string spec_dir = std::filesystem::path(file.header().spec_path).parent_path().string();
+  const auto parts = build_run(plan, registries, spec_dir);  // the data again, for its vocabulary
+  auto* generator = dynamic_cast<TextGenerator*>(parts->model.get());
+  if (!generator) throw UsageError("model '" + plan.model + "' does not write text (language_model does)");
+  load_parameters(parts->params, file, id);
+  const Vocab& vocab = dynamic_cast<Classifier&>(*parts->model).data().vocab;
+  const std::vector<int> prompt = prompt_ids(a.value("--prompt", ""), vocab);
+  const SamplingOptions options = sampling(a, vocab.size());
+  if (const std::size_t limit = generator->max_positions(); limit && prompt.size() + options.steps > limit)
+    throw UsageError("the model's positions stop at " + std::to_string(limit) + " (its positional table, option max_len): a prompt of " +
+                     std::to_string(prompt.size()) + " tokens leaves " + (prompt.size() < limit ? std::to_string(limit - prompt.size()) : "no") +
+                     " steps; ask for fewer, or train with positional none");
+  Rng rng(static_cast<std::uint64_t>(a.integer("--seed", 1, 0, 1 << 30)));
+  const Generation g = generator->generate(prompt, options, rng);
+  std::vector<int> all = prompt;
+  all.insert(all.end(), g.tokens.begin(), g.tokens.end());
+  std::string text;
+  for (int t : all) text += vocab.token(t);
+  std::printf("%s\n", text.c_str());
+  if (a.flag("--attention")) print_attention(g, all, vocab, prompt.size());
+  return 0;
+}
+
+}  // namespace
+
+Command generate_command() {
+  return {"generate", "write text with a trained language model after a prompt",
+          "usage: attnlab generate RESULTS.h5 [--run ID] --prompt TEXT [--steps N] [--temperature T]\n"
+          "                        [--top-k K] [--seed S] [--attention] [--plugin PATH]...\n"
+          "  Rebuilds the run's model and writes N tokens (default 100, at most 100000) after TEXT,\n"
+          "  each drawn from the model's next-token distribution, softened or sharpened by T\n"
+          "  (default 1; near 0: the likeliest token every time) among the K likeliest (default all),\n"
+          "  with the random stream of seed S (default 1). Each block keeps the keys and values of\n"
+          "  the earlier positions, so a step costs one position's work.\n"
+          "  --attention also prints, for each written token, the three earlier positions its\n"
+          "  position read most (last layer, the heads' mean).",
+          generate, true};
+}
+
+}  // namespace attn::cli
