@@ -6,10 +6,16 @@
 #include <cmath>
 #include <fstream>
 
+#include <xtensor/xsort.hpp>
+#include <xtensor/xview.hpp>
+
 #include "attnlab/attnlab.hpp"
 #include "attnlab/footprint.hpp"
 #include "attnlab/models/classifier.hpp"
 #include "attnlab/models/text_generator.hpp"
+#include "attnlab/attention/positional_scheme.hpp"
+#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/gradcheck.hpp"
 #include "lab/builtins.hpp"
 #include "lab/results/results_format.hpp"
 #include "test_support.hpp"
@@ -107,7 +113,7 @@ TEST_CASE("language_model is causal: a token's prediction does not depend on the
   split.sets = std::make_shared<HandWindows>(two);
   split.labels = xt::zeros<int>({std::size_t(2), std::size_t(12)}) + 3;
   for (const std::string block : {"attention_only", "gpt"})
-    for (const std::string positional : {"none", "sinusoidal", "learned"}) {
+    for (const std::string positional : {"none", "sinusoidal", "learned", "rope", "alibi"}) {
       DYNAMIC_SECTION(block << ", positional " << positional) {
         ParamStore store;
         auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}, {"positional", positional}}, store);
@@ -152,6 +158,9 @@ TEST_CASE("language_model: the tied head reads the embedding; an untied one has 
   CHECK_THAT(refused({{"block", "lstm"}}), Catch::Contains("option 'block' must be one of 'attention_only', 'gpt'"));
   CHECK_THAT(refused({{"mlp_hidden", "64"}}), Catch::Contains("option 'mlp_hidden' is for 'block: gpt'"));
   CHECK_THAT(refused({{"max_len", "8"}}), Catch::Contains("option 'max_len' (8) must be at least the dataset's num_steps (12)"));
+  CHECK_THAT(refused({{"d_model", "12"}, {"heads", "4"}, {"positional", "rope"}}), Catch::Contains("head size d_model / heads (3) must be even"));
+  CHECK_THAT(refused({{"positional", "rope"}, {"positional_options.bse", "100"}}), Catch::Contains("bse"));
+  CHECK_THAT(refused({{"positional", "xpos"}}), Catch::Contains("'none', 'sinusoidal', 'learned', 'rope', 'alibi'"));
 }
 
 TEST_CASE("language_model learns The Time Machine: perplexity and bits per character in the history", "[models][language]") {
@@ -212,12 +221,13 @@ TEST_CASE("generate: the key/value cache gives what the whole sequence gives; sa
   const Data data = load_text({{"num_steps", "24"}, {"num_train", "64"}, {"num_valid", "8"}});
   const auto& d = std::get<VectorData>(data);
   const std::vector<int> prompt = d.vocab.encode({"t", "h", "e", " "});
-  for (const std::string block : {"attention_only", "gpt"}) {
-    DYNAMIC_SECTION(block) {
+  for (const std::string block : {"attention_only", "gpt"})
+    for (const std::string positional : {"learned", "rope", "alibi"}) {
+    DYNAMIC_SECTION(block << ", positional " << positional) {
       ParamStore store;
-      auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}}, store);
+      auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}, {"positional", positional}}, store);
       auto& generator = dynamic_cast<TextGenerator&>(*model);
-      CHECK(generator.max_positions() == 512);
+      CHECK(generator.max_positions() == (positional == "learned" ? 512u : 0u));  // rope and alibi have no table
       SamplingOptions greedy;
       greedy.steps = 12, greedy.temperature = 1e-6f;
       Rng rng(5);
@@ -237,7 +247,8 @@ TEST_CASE("generate: the key/value cache gives what the whole sequence gives; sa
       for (std::size_t s = 0; s < 12; ++s) {
         const std::size_t at = prompt.size() + s - 1;
         INFO("step " << s);
-        CHECK(static_cast<int>(whole.labels[at]) == g.tokens[s]);
+        const std::vector<float>& probs = whole.probabilities[at];  // the likeliest of the tokens a text has (not <pad> <bos> <eos>)
+        CHECK(static_cast<int>(std::max_element(probs.begin() + 3, probs.end()) - probs.begin()) == g.tokens[s]);
         for (std::size_t l = 0; l < w.shape()[0]; ++l)
           for (std::size_t h = 0; h < w.shape()[1]; ++h)
             for (std::size_t k = 0; k <= at; ++k) CHECK(g.attention(l, h, s, k) == Approx(w(l, h, at, k)).margin(1e-5));
@@ -251,7 +262,7 @@ TEST_CASE("generate: the key/value cache gives what the whole sequence gives; sa
       hot.top_k = 1, hot.steps = 12;
       CHECK(generator.generate(prompt, hot, c).tokens == g.tokens);
     }
-  }
+    }
 }
 
 TEST_CASE("sample_token: temperature and top-k shape the draw", "[models][language]") {
@@ -266,4 +277,50 @@ TEST_CASE("sample_token: temperature and top-k shape the draw", "[models][langua
   CHECK(static_cast<double>(counts[1]) / 4000.0 == Approx(std::exp(2.0) / (std::exp(2.0) + std::exp(1.0))).margin(0.03));
   o.top_k = 0, o.temperature = 1e-6f;
   for (int i = 0; i < 100; ++i) CHECK(sample_token(logits.data(), 4, o, rng) == 1);
+}
+
+TEST_CASE("rope: scores depend on the offset only, features keep their norm, gradients hold", "[attention][positions]") {
+  Rng rng(0);
+  const std::size_t n = 32, p = 64;
+  Tensor q = Tensor::from_shape({1, n, p}), k = Tensor::from_shape({1, n, p});
+  for (float& v : q) v = rng.normal();
+  for (float& v : k) v = rng.normal();
+  const auto rope = rope_scheme(10000.0);
+  const auto scores = [&](std::size_t shift) {
+    return bmm(rope->rotate(constant(q), shift), rope->rotate(constant(k), shift), false, true).value();  // [1, n, n]
+  };
+  const Tensor at0 = scores(0);
+  for (const std::size_t shift : {std::size_t(1), std::size_t(17), std::size_t(480)}) {
+    INFO("shift " << shift);
+    CHECK(xt::amax(xt::abs(scores(shift) - at0))() < 1e-3f * xt::amax(xt::abs(at0))());  // float32 round-off
+  }
+  // additive sinusoidal positions move the scores by their own size (d2l-neu's contrast)
+  const Tensor table = sinusoidal_table(600, p);
+  const auto added = [&](std::size_t shift) {
+    const Tensor rows = xt::view(table, xt::range(shift, shift + n), xt::all());
+    const Tensor qa = q + rows, ka = k + rows;
+    return bmm(constant(qa), constant(ka), false, true).value();
+  };
+  CHECK(xt::amax(xt::abs(added(17) - added(0)))() > 1.0f);
+  // a rotation keeps each pair's length
+  const Tensor turned = rope->rotate(constant(q), 5).value();
+  CHECK(xt::sum(turned * turned)() == Approx(xt::sum(q * q)()).epsilon(1e-5));
+  // position 0 is not turned; gradients through the rotation
+  CHECK(xt::amax(xt::abs(xt::view(rope->rotate(constant(q), 0).value(), 0, 0) - xt::view(q, 0, 0)))() == 0.0f);
+  Var x = leaf(xt::view(q, xt::all(), xt::range(0, 4), xt::range(0, 8)));
+  Rng check(1);
+  CHECK(gradcheck([&] { return rope->rotate(x, 3); }, {x}, check).ok);
+  CHECK_THROWS_WITH(rope->rotate(constant(Tensor(xt::zeros<float>({1, 2, 3}))), 0), Catch::Contains("a head's size must be even, got 3"));
+}
+
+TEST_CASE("alibi: the bias s_h (j - i) with slopes 2^(-8(h+1)/H)", "[attention][positions]") {
+  const Tensor b = alibi_scheme()->bias(4, 2, 3, 6).value();  // queries at 2, 3, 4 over keys 0..5
+  REQUIRE(b.shape() == std::vector<std::size_t>{4, 3, 6});
+  for (std::size_t h = 0; h < 4; ++h) {
+    const double slope = std::pow(2.0, -8.0 * static_cast<double>(h + 1) / 4.0);
+    CHECK(b(h, 0, 2) == 0.0f);                                   // the query's own position
+    CHECK(b(h, 1, 0) == Approx(-3.0 * slope));                   // three positions back
+    CHECK(b(h, 2, 5) == Approx(1.0 * slope));                    // a later key (masked by causal attention)
+  }
+  CHECK(b(0, 1, 0) < b(3, 1, 0));  // the first head forgets fastest
 }

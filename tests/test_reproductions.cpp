@@ -208,13 +208,14 @@ TEST_CASE("a character language model of The Time Machine: the perplexities docs
   REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/char-language-model.yaml", o) == 0);
   const ResultsReader results(tmp / "char-language-model.h5");
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/language-models.md");
-  for (const std::string positional : {"none", "sinusoidal", "learned"}) {
+  for (const std::string positional : {"none", "sinusoidal", "learned", "rope", "alibi"}) {
     const auto& m = results.run("positional-" + positional).metrics;
     INFO(positional);
     CHECK_THAT(page, Catch::Contains("| `" + positional + "` | " + test::fixed(m.at("valid_ppl"), 4) + " | " +
                                      test::fixed(m.at("valid_bits_per_token"), 4) + " |"));
   }
   CHECK(results.run("positional-learned").metrics.at("valid_ppl") < results.run("positional-none").metrics.at("valid_ppl"));
+  CHECK(results.run("positional-rope").metrics.at("valid_ppl") < results.run("positional-learned").metrics.at("valid_ppl"));  // as d2l-neu at 128
 }
 
 TEST_CASE("spoken digits from a voice never heard: the accuracies docs/concepts/speech-frames.md quotes", "[reproduction][speech]") {

@@ -78,19 +78,42 @@ Attention::Attention(const PluginKinds& kinds, const ParamScope& scope, const At
                             heads_ ? heads_->head_dim() : mode_.query_dim(),
                             heads_ ? heads_->head_dim() : mode_.key_dim())),
       normalizer_(make_normalizer(kinds, config.normalizer, scope.child("normalizer"))),
+      positions_(config.positions),
       dropout_(config.dropout) {}
 
 AttentionResult Attention::operator()(const AttentionSources& sources, const ValidLens& lens,
                                       const ForwardContext& context, const Var& score_bias) const {
   const FormedQkv formed = mode_.form(sources);                       // [B, n, d]
-  const FormedQkv qkv = heads_ ? heads_->split(formed) : formed;       // [B*h, n, p] for multi-head
+  FormedQkv qkv = heads_ ? heads_->split(formed) : formed;             // [B*h, n, p] for multi-head
   const std::size_t batch = sources.query.dim(0);
-  return attend(qkv, mode_.valid_lens(lens, batch, qkv.queries.dim(1), qkv.keys.dim(1)), context, score_bias);
+  const ValidLens mask = mode_.valid_lens(lens, batch, qkv.queries.dim(1), qkv.keys.dim(1));
+  Var bias = score_bias.defined() ? per_row(score_bias, qkv.queries.dim(0)) : Var();
+  if (positions_) bias = with_positions(qkv, 0, 0, bias);
+  return attend(qkv, mask, context, bias);
+}
+
+// Queries at positions q0.., keys at k0.. (a cache's new keys): rotated as the positional scheme
+// says, and its bias per head added to `bias` (rows b * heads + h, as split_heads orders them).
+Var Attention::with_positions(FormedQkv& qkv, std::size_t q0, std::size_t k0, const Var& bias) const {
+  qkv.queries = positions_->rotate(qkv.queries, q0);
+  qkv.keys = positions_->rotate(qkv.keys, k0);
+  const std::size_t rows = qkv.queries.dim(0), heads = heads_ ? heads_->output_dim() / heads_->head_dim() : 1;
+  const Var per_head = positions_->bias(heads, q0, qkv.queries.dim(1), k0 + qkv.keys.dim(1));  // [heads, n_q, n_k]
+  if (!per_head.defined()) return bias;
+  IntTensor index = IntTensor::from_shape({rows});
+  for (std::size_t r = 0; r < rows; ++r) index(r) = static_cast<int>(r % heads);
+  const Var tiled = index_select(per_head, 0, index);  // [B*heads, n_q, n_k]
+  return bias.defined() ? bias + tiled : tiled;
 }
 
 AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache& cache) const {
   const FormedQkv formed = mode_.form(sources);                       // [B, n, d]: the new positions
-  const FormedQkv fresh = heads_ ? heads_->split(formed) : formed;     // [B', n, p]
+  FormedQkv fresh = heads_ ? heads_->split(formed) : formed;           // [B', n, p]
+  const std::size_t before = cache.keys.defined() ? cache.keys.dim(1) : 0;
+  Var bias;
+  if (positions_) {  // the new positions are before .. before + n - 1; the bias spans every key
+    bias = with_positions(fresh, before, before, Var());
+  }
   if (cache.keys.defined()) {  // [B', t, p]
     cache.keys = append_positions(cache.keys, cache.order, fresh.keys);
     cache.values = append_positions(cache.values, cache.order, fresh.values);
@@ -100,7 +123,7 @@ AttentionResult Attention::extend(const AttentionSources& sources, KeyValueCache
   cache.order.clear();
   const std::size_t batch = sources.query.dim(0), n = fresh.queries.dim(1), t = cache.keys.dim(1);
   const ValidLens mask = last_queries(mode_.valid_lens(std::nullopt, batch, t, t), n);
-  return attend({fresh.queries, cache.keys, cache.values}, mask, ForwardContext::evaluation());
+  return attend({fresh.queries, cache.keys, cache.values}, mask, ForwardContext::evaluation(), bias);
 }
 
 AttentionResult Attention::over_memory(const AttentionSources& sources, const ValidLens& lens, KeyValueCache& cache) const {
@@ -130,7 +153,7 @@ AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, c
     pooled = {std::move(fused.output), std::move(fused.weights)};   // [B', n_q, p_v], [B', n_q, n_k]
   } else {
     Var scores = scoring_(qkv.queries, qkv.keys);                // [B', n_q, n_k]
-    if (score_bias.defined()) scores = scores + per_row(score_bias, scores.dim(0));
+    if (score_bias.defined()) scores = scores + score_bias;       // (already per row of heads)
     const Var weights = normalizer_(scores, lens);                // [B', n_q, n_k]
     pooled = attention_pooling(weights, qkv.values, dropout_, context);
   }

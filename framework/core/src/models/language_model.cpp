@@ -1,7 +1,9 @@
 // Model `language_model`: a decoder-only Transformer that predicts every token from the ones
 // before it (next-token prediction on text_corpus windows).
 //   X = E[ids] + P                       E [V, d] ~ N(0, 0.02^2); P: positional none | sinusoidal |
-//                                        learned (N(0, 0.02^2)); no sqrt(d) scaling
+//                                        learned (N(0, 0.02^2)); no sqrt(d) scaling. Or positions
+//                                        inside every attention: rope (queries and keys rotated;
+//                                        positional_options.base) or alibi (a bias per head)
 //   block attention_only:  X = X + MHA_causal(X)            (d2l-neu's attention-only TinyCharLM:
 //                                                           no norm, no FFN, MHA without biases)
 //   block gpt:             X = X + MHA_causal(LN(X));  X = X + dropout(FFN_gelu(LN(X)))  (pre-norm),
@@ -12,8 +14,8 @@
 // characters) to the classifiers' loss and accuracy.
 // Sampling text (text_generator.hpp) runs each block on the newest position only, its causal
 // attention reading the earlier ones from a key/value cache.
-// Options: d_model, heads, layers, block, mlp_hidden, dropout, positional, max_len, tied,
-// scoring, normalizer.
+// Options: d_model, heads, layers, block, mlp_hidden, dropout, positional, positional_options.base
+// (rope), max_len, tied, scoring, normalizer.
 #include <cmath>
 
 #include "attnlab/attention/positional_encoding.hpp"
@@ -50,7 +52,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
       : Classifier(a, "language_model", true, false),
         c_(lm_config(a.options)),
         gpt_(option_choice(a.options, "block", "attention_only", {"attention_only", "gpt"}) == "gpt"),
-        positional_(option_choice(a.options, "positional", "learned", {"none", "sinusoidal", "learned"})),
+        positional_(option_choice(a.options, "positional", "learned", {"none", "sinusoidal", "learned", "rope", "alibi"})),
         max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len, 512), 1, 1 << 20)),
         tied_(a.options.get<bool>("tied", true)),
         embedding_(a.params.child("embedding"), data_.vocab.size(), c_.d_model, Init::normal(0.02f)) {
@@ -61,7 +63,9 @@ class LanguageModel final : public Classifier, public TextGenerator {
                                                       std::to_string(data_.max_len) + ")");
     if (!gpt_ && a.options.has("mlp_hidden"))
       throw SpecError(a.options.where("mlp_hidden"), "option 'mlp_hidden' is for 'block: gpt'; an attention-only block has no MLP");
-    if (positional_ != "none") positions_.emplace(a.params.child("positional"), positional_, max_len_, c_.d_model, c_.dropout);
+    c_.positions = inside_attention(sub_options(a.options, "positional_options"), a.options.where("positional"));
+    if (positional_ == "sinusoidal" || positional_ == "learned")
+      positions_.emplace(a.params.child("positional"), positional_, max_len_, c_.d_model, c_.dropout);
     const std::size_t layers = a.options.get<std::size_t>("layers", 2, 1, 64);
     for (std::size_t l = 0; l < layers; ++l) {
       const ParamScope s = a.params.child("block" + std::to_string(l));
@@ -100,7 +104,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
     return head(x);
   }
 
-  std::size_t max_positions() const override { return positions_ ? max_len_ : 0; }
+  std::size_t max_positions() const override { return positions_ ? max_len_ : 0; }  // rope, alibi, none: no table
 
   Generation generate(const std::vector<int>& prompt, const SamplingOptions& options, Rng& rng) override {
     if (prompt.empty()) throw std::invalid_argument("generate: the prompt needs at least one token");
@@ -126,6 +130,20 @@ class LanguageModel final : public Classifier, public TextGenerator {
       ids(0, 0) = g.tokens.back();
     }
     return g;
+  }
+
+  // The scheme applied inside attention (rope, alibi), with its options; none for the others.
+  std::shared_ptr<const PositionalScheme> inside_attention(const Options& o, const std::string& where) const {
+    std::shared_ptr<const PositionalScheme> scheme;
+    if (positional_ == "rope") {
+      if ((c_.d_model / c_.heads) % 2 != 0)
+        throw SpecError(where, "positional 'rope' rotates pairs of features: the head size d_model / heads (" + std::to_string(c_.d_model / c_.heads) +
+                            ") must be even; choose d_model and heads so that it is");
+      scheme = rope_scheme(o.get<double>("base", 10000.0, 2.0, 1e12));
+    }
+    if (positional_ == "alibi") scheme = alibi_scheme();
+    o.require_all_read("positional '" + positional_ + "'");
+    return scheme;
   }
 
   // logits [B, n, V] of the last block's output: X E^T (tied) or X W + b.

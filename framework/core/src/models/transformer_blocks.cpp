@@ -30,6 +30,7 @@ AttentionConfig pre_norm_attention(const PreNormConfig& c) {
   a.normalizer = c.normalizer;
   a.dropout = c.dropout;
   a.multi_head = MultiHead{c.heads, c.d_model, false};
+  a.positions = c.positions;
   return a;
 }
 

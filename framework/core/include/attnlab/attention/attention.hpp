@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "attnlab/attention/multi_head.hpp"
+#include "attnlab/attention/positional_scheme.hpp"
 #include "attnlab/attention/pooling.hpp"
 #include "attnlab/plugins/checked_plugins.hpp"
 
@@ -25,6 +26,9 @@ struct AttentionConfig {
   PluginChoice normalizer{"softmax", {}, ""};
   float dropout = 0.0f;                 // on the attention weights, while training
   std::optional<MultiHead> multi_head;  // none: one attention over the mode's Q, K, V
+  // Positions applied where queries meet keys (self-attention): rotated queries and keys, a
+  // bias per head (positional_scheme.hpp); none: the inputs carry their positions, or none.
+  std::shared_ptr<const PositionalScheme> positions;
 };
 
 // Decoding one position at a time: the keys and values formed so far (split into heads for
@@ -80,11 +84,14 @@ class Attention {
 
  private:
   // Scores, mask, weights and pooling of formed (and split) queries, keys and values.
+  // (score_bias [B', n_q, n_k]: per row of heads)
   AttentionResult attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context,
                          const Var& score_bias = {}) const;
+  Var with_positions(FormedQkv& qkv, std::size_t q0, std::size_t k0, const Var& bias) const;
 
   CheckedMode mode_;
   std::optional<HeadProjections> heads_;  // created after the mode and before the scoring
+  std::shared_ptr<const PositionalScheme> positions_;
   CheckedScoring scoring_;
   CheckedNormalizer normalizer_;
   float dropout_;

@@ -114,6 +114,7 @@ struct PreNormConfig {
   PluginChoice scoring{"scaled_dot", {}, ""};
   PluginChoice normalizer = AttentionConfig{}.normalizer;
   bool causal = false;
+  std::shared_ptr<const PositionalScheme> positions;  // applied inside attention (rope, alibi)
 };
 
 class PreNormBlock {
