@@ -173,8 +173,9 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
   if (adjacency) {
     caption += ": " + example.source;  // (its nodes' classes are the colours)
   } else if (!example.source.empty()) {
-    caption += ": \"" + example.source + "\" -> \"" + example.prediction + "\"";
-    if (!example.target.empty() && example.prediction != example.target) caption += " (target \"" + example.target + "\")";
+    const auto cut = [](const std::string& text) { return utf8_shortened(text, 40); };  // a caption stays one short line
+    caption += ": \"" + cut(example.source) + "\" -> \"" + cut(example.prediction) + "\"";
+    if (!example.target.empty() && example.prediction != example.target) caption += " (target \"" + cut(example.target) + "\")";
   }
   std::vector<std::string> pictures;
   std::size_t heads_in_row = 1;

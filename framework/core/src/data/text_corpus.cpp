@@ -47,7 +47,7 @@ class TokenWindows final : public VectorSets {
     std::string text;
     for (std::size_t t = 0; t < std::min<std::size_t>(n_, words_ ? 12 : 60); ++t)
       text += (words_ && t ? " " : "") + vocab_->token((*corpus_)[start_ + row + t]);
-    return "\"" + text + (n_ > (words_ ? 12u : 60u) ? "…" : "") + "\" (position " + std::to_string(start_ + row) + ")";
+    return text + (n_ > (words_ ? 12u : 60u) ? "…" : "") + " (position " + std::to_string(start_ + row) + ")";
   }
 
  private:
