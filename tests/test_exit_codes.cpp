@@ -60,6 +60,14 @@ TEST_CASE("a name the user typed that the file does not hold is exit 2 in every 
   expect("translate " + r + " --run scoring-dot_seed-1 \"$(printf '1\\0332')\"", 2, "control character (U+001B)");
 }
 
+TEST_CASE("translate says when a sentence is longer than the run's sources, and what it translated", "[exit-codes]") {
+  const auto r = attnlab("translate " + results() + " --run scoring-dot_seed-1 \"3 1 4 1 5 9 2 6 5 3 5 8 9 7 9\"");
+  INFO(r.text);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.text, Catch::Contains("has 15 tokens; the run's sources hold at most") && Catch::Contains("were translated"));
+  CHECK_THAT(r.text, Catch::Contains("3 1 4 1 5 9 2 6 5 3 5 8 9 7 9 => "));
+}
+
 TEST_CASE("a file that cannot be read is exit 1 in every reading command; a plugin that does not load is 2", "[exit-codes]") {
   TempDir tmp("attnlab-exit-codes");
   std::ofstream(tmp / "text.h5") << "not a results file";

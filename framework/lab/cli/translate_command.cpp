@@ -36,7 +36,13 @@ int translate(const std::vector<std::string>& args) {
   const SequenceData& data = run.vocabularies;
   for (std::size_t i = 1; i < a.positional().size(); ++i) {
     const std::string& sentence = a.positional()[i];
-    const std::vector<int> src_ids = source_ids(data, sentence);
+    std::vector<int> src_ids = source_ids(data, sentence);
+    if (const std::size_t room = data.num_steps - 1; src_ids.size() > room) {  // (a source is its tokens and <eos>)
+      std::fprintf(stderr, "attnlab translate: \"%s\" has %zu tokens; the run's sources hold at most %zu and <eos> "
+                           "(num_steps %zu): its first %zu were translated\n",
+                   sentence.c_str(), src_ids.size(), room, data.num_steps, room);
+      src_ids.resize(room);
+    }
     const Translation t = run.decoder->translate(src_ids, decode);
     std::printf("%s => %s\n", sentence.c_str(), join_tokens(data.tgt_vocab.decode(t.tokens)).c_str());
     if (!a.flag("--attention")) continue;
