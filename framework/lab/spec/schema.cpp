@@ -136,11 +136,13 @@ std::vector<SpecKey> spec_data_model_keys() {
       spec_level("plugins", V::string_list, "paths of plugin libraries",
                  "outside plugins to load before anything else (relative paths: from the current directory)", "`[]`"),
       plugin_name("dataset.name", [](P& p, const SpecValue& v) { p.dataset = v.text(); }, "a registered dataset",
-                  "`regression1d`, `sequence_task`, `parallel_corpus`, or a loaded one"),
+                  "`regression1d`, `sequence_task`, `parallel_corpus`, `fashion_mnist`, `graph`, `coloured_graphs`, `spoken_digits`, "
+                  "`text_corpus` ([datasets-and-models.md](datasets-and-models.md)), or a loaded one"),
       open_section("dataset.<option>", [](P& p) -> Options& { return p.dataset_options; },
                    "the dataset's options ([datasets-and-models.md](datasets-and-models.md))", "dataset"),
       plugin_name("model.name", [](P& p, const SpecValue& v) { p.model = v.text(); }, "a registered model",
-                  "`nadaraya_watson`, `seq2seq`, `transformer`, or a loaded one"),
+                  "`nadaraya_watson`, `seq2seq`, `transformer`, `encoder_tagger`, `encoder_classifier`, `vit`, `gat`, "
+                  "`language_model`, or a loaded one"),
       open_section("model.<option>", [](P& p) -> Options& { return p.model_options; },
                    "the model's options, nested maps allowed ([datasets-and-models.md](datasets-and-models.md))", "model"),
   };
