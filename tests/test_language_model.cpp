@@ -113,7 +113,7 @@ TEST_CASE("language_model is causal: a token's prediction does not depend on the
   split.sets = std::make_shared<HandWindows>(two);
   split.labels = xt::zeros<int>({std::size_t(2), std::size_t(12)}) + 3;
   for (const std::string block : {"attention_only", "gpt"})
-    for (const std::string positional : {"none", "sinusoidal", "learned", "rope", "alibi"}) {
+    for (const std::string positional : {"none", "sinusoidal", "learned", "rope", "alibi", "t5_bias"}) {
       DYNAMIC_SECTION(block << ", positional " << positional) {
         ParamStore store;
         auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}, {"positional", positional}}, store);
@@ -222,12 +222,12 @@ TEST_CASE("generate: the key/value cache gives what the whole sequence gives; sa
   const auto& d = std::get<VectorData>(data);
   const std::vector<int> prompt = d.vocab.encode({"t", "h", "e", " "});
   for (const std::string block : {"attention_only", "gpt"})
-    for (const std::string positional : {"learned", "rope", "alibi"}) {
+    for (const std::string positional : {"learned", "rope", "alibi", "t5_bias"}) {
     DYNAMIC_SECTION(block << ", positional " << positional) {
       ParamStore store;
       auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}, {"positional", positional}}, store);
       auto& generator = dynamic_cast<TextGenerator&>(*model);
-      CHECK(generator.max_positions() == (positional == "learned" ? 512u : 0u));  // rope and alibi have no table
+      CHECK(generator.max_positions() == (positional == "learned" ? 512u : 0u));  // rope, alibi and t5_bias have no table
       SamplingOptions greedy;
       greedy.steps = 12, greedy.temperature = 1e-6f;
       Rng rng(5);
@@ -323,4 +323,29 @@ TEST_CASE("alibi: the bias s_h (j - i) with slopes 2^(-8(h+1)/H)", "[attention][
     CHECK(b(h, 2, 5) == Approx(1.0 * slope));                    // a later key (masked by causal attention)
   }
   CHECK(b(0, 1, 0) < b(3, 1, 0));  // the first head forgets fastest
+}
+
+TEST_CASE("t5_bias: T5's causal distance buckets, a learned bias per head that depends on i - j only", "[attention][positions]") {
+  // exact below half the buckets, then log-spaced to max_distance, then the last bucket
+  for (const auto& [distance, bucket] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {0, 0}, {1, 1}, {15, 15}, {16, 16}, {32, 21}, {64, 26}, {127, 31}, {128, 31}, {100000, 31}})
+    CHECK(t5_bucket(distance, 32, 128) == bucket);
+  ParamStore store;
+  Rng rng(2);
+  const ParamScope scope(store, rng);
+  const auto t5 = t5_bias_scheme(scope.child("positional"), 2, 8, 16);
+  Var table = store.items().at(0).second;
+  REQUIRE(store.items().at(0).first == "positional.bias");
+  REQUIRE(table.value().shape() == std::vector<std::size_t>{8, 2});
+  for (std::size_t b = 0; b < 8; ++b) table.mutable_value()(b, 0) = static_cast<float>(b), table.mutable_value()(b, 1) = -static_cast<float>(b);
+  const Tensor at0 = t5->bias(2, 0, 6, 6).value(), later = t5->bias(2, 10, 6, 16).value();  // [heads, n_q, n_k]
+  for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      CHECK(at0(0, i, j) == static_cast<float>(t5_bucket(i - j, 8, 16)));
+      CHECK(at0(1, i, j) == -at0(0, i, j));
+      CHECK(later(0, i, 10 + j) == at0(0, i, j));  // the same offsets ten positions later
+    }
+  // the bias is learned: its gradient reaches the table
+  Rng check(3);
+  CHECK(gradcheck([&] { return t5->bias(2, 3, 4, 7); }, NamedVars{{"positional.bias", table}}, check).ok);
 }

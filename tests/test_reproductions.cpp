@@ -208,7 +208,7 @@ TEST_CASE("a character language model of The Time Machine: the perplexities docs
   REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/char-language-model.yaml", o) == 0);
   const ResultsReader results(tmp / "char-language-model.h5");
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/language-models.md");
-  for (const std::string positional : {"none", "sinusoidal", "learned", "rope", "alibi"}) {
+  for (const std::string positional : {"none", "sinusoidal", "learned", "rope", "alibi", "t5_bias"}) {
     const auto& m = results.run("positional-" + positional).metrics;
     INFO(positional);
     CHECK_THAT(page, Catch::Contains("| `" + positional + "` | " + test::fixed(m.at("valid_ppl"), 4) + " | " +

@@ -3,7 +3,9 @@
 //   X = E[ids] + P                       E [V, d] ~ N(0, 0.02^2); P: positional none | sinusoidal |
 //                                        learned (N(0, 0.02^2)); no sqrt(d) scaling. Or positions
 //                                        inside every attention: rope (queries and keys rotated;
-//                                        positional_options.base) or alibi (a bias per head)
+//                                        positional_options.base), alibi (a bias per head) or
+//                                        t5_bias (a learned bias per head and distance bucket;
+//                                        positional_options.buckets, .max_distance)
 //   block attention_only:  X = X + MHA_causal(X)            (d2l-neu's attention-only TinyCharLM:
 //                                                           no norm, no FFN, MHA without biases)
 //   block gpt:             X = X + MHA_causal(LN(X));  X = X + dropout(FFN_gelu(LN(X)))  (pre-norm),
@@ -15,7 +17,7 @@
 // Sampling text (text_generator.hpp) runs each block on the newest position only, its causal
 // attention reading the earlier ones from a key/value cache.
 // Options: d_model, heads, layers, block, mlp_hidden, dropout, positional, positional_options.base
-// (rope), max_len, tied, scoring, normalizer.
+// (rope), .buckets and .max_distance (t5_bias), max_len, tied, scoring, normalizer.
 #include <cmath>
 
 #include "attnlab/attention/positional_encoding.hpp"
@@ -52,7 +54,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
       : Classifier(a, "language_model", true, false),
         c_(lm_config(a.options)),
         gpt_(option_choice(a.options, "block", "attention_only", {"attention_only", "gpt"}) == "gpt"),
-        positional_(option_choice(a.options, "positional", "learned", {"none", "sinusoidal", "learned", "rope", "alibi"})),
+        positional_(option_choice(a.options, "positional", "learned", {"none", "sinusoidal", "learned", "rope", "alibi", "t5_bias"})),
         max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len, 512), 1, 1 << 20)),
         tied_(a.options.get<bool>("tied", true)),
         embedding_(a.params.child("embedding"), data_.vocab.size(), c_.d_model, Init::normal(0.02f)) {
@@ -63,7 +65,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
                                                       std::to_string(data_.max_len) + ")");
     if (!gpt_ && a.options.has("mlp_hidden"))
       throw SpecError(a.options.where("mlp_hidden"), "option 'mlp_hidden' is for 'block: gpt'; an attention-only block has no MLP");
-    c_.positions = inside_attention(sub_options(a.options, "positional_options"), a.options.where("positional"));
+    c_.positions = inside_attention(sub_options(a.options, "positional_options"), a.options.where("positional"), a.params.child("positional"));
     if (positional_ == "sinusoidal" || positional_ == "learned")
       positions_.emplace(a.params.child("positional"), positional_, max_len_, c_.d_model, c_.dropout);
     const std::size_t layers = a.options.get<std::size_t>("layers", 2, 1, 64);
@@ -133,7 +135,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
   }
 
   // The scheme applied inside attention (rope, alibi), with its options; none for the others.
-  std::shared_ptr<const PositionalScheme> inside_attention(const Options& o, const std::string& where) const {
+  std::shared_ptr<const PositionalScheme> inside_attention(const Options& o, const std::string& where, const ParamScope& scope) const {
     std::shared_ptr<const PositionalScheme> scheme;
     if (positional_ == "rope") {
       if ((c_.d_model / c_.heads) % 2 != 0)
@@ -142,6 +144,14 @@ class LanguageModel final : public Classifier, public TextGenerator {
       scheme = rope_scheme(o.get<double>("base", 10000.0, 2.0, 1e12));
     }
     if (positional_ == "alibi") scheme = alibi_scheme();
+    if (positional_ == "t5_bias") {
+      const std::size_t buckets = o.get<std::size_t>("buckets", 32, 2, 1024);
+      const std::size_t max_distance = o.get<std::size_t>("max_distance", 128, 1, 1 << 20);
+      if (max_distance <= buckets / 2)
+        throw SpecError(o.where("max_distance"), "positional_options.max_distance (" + std::to_string(max_distance) +
+                                                     ") must exceed half the buckets (" + std::to_string(buckets / 2) + "): the exact buckets come first");
+      scheme = t5_bias_scheme(scope, c_.heads, buckets, max_distance);
+    }
     o.require_all_read("positional '" + positional_ + "'");
     return scheme;
   }

@@ -6,13 +6,18 @@
 //            x'_2m = x_2m cos(i w_m) - x_2m+1 sin(i w_m),  x'_2m+1 = x_2m sin(i w_m) + x_2m+1 cos(i w_m)
 //   alibi  (Press et al. 2022) adds to the score of query i over key j the bias
 //          s_h (j - i),  s_h = 2^(-8 (h + 1) / H)  for head h of H: a penalty growing with distance
-// Both have no table: they work at any position, and a model that uses them has no max_len.
+//   t5_bias (Raffel et al. 2020) adds a learned bias b[bucket(i - j), h] per head; causal
+//          buckets of the distance d = max(i - j, 0): d itself below B/2, then log-spaced up to
+//          max_distance, and the last bucket beyond (B buckets; T5's decoder)
+// None has a table of positions: they work at any position, and a model that uses them has no
+// max_len (t5_bias's last bucket covers every distance past max_distance).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "attnlab/nn/params.hpp"
 
 namespace attn {
 
@@ -37,5 +42,10 @@ class PositionalScheme {
 std::shared_ptr<const PositionalScheme> rope_scheme(double base);
 // ALiBi's slopes 2^(-8 (h + 1) / H).
 std::shared_ptr<const PositionalScheme> alibi_scheme();
+// T5's relative bias: the parameter <scope>.bias [buckets, heads], initialised at 0.
+std::shared_ptr<const PositionalScheme> t5_bias_scheme(const ParamScope& scope, std::size_t heads, std::size_t buckets,
+                                                       std::size_t max_distance);
+// T5's causal bucket of a distance d >= 0 (exposed for its test).
+std::size_t t5_bucket(std::size_t distance, std::size_t buckets, std::size_t max_distance);
 
 }  // namespace attn
