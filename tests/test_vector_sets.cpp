@@ -284,7 +284,7 @@ TEST_CASE("vit and encoder_classifier: the gradient of the loss to every paramet
   }
 }
 
-TEST_CASE("a plugin written for text runs on images and token sets unchanged: the example cosine scoring in vit and encoder_classifier", "[models][classification][plugins]") {
+TEST_CASE("a plugin written for text runs on images, token sets and graphs unchanged: the example cosine scoring in vit, encoder_classifier and gat", "[models][classification][plugins]") {
   Registries r;
   register_builtins(r);
   load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);  // plugins/examples/cosine.cpp, written for sequences
@@ -292,13 +292,18 @@ TEST_CASE("a plugin written for text runs on images and token sets unchanged: th
   write_image_set(dir, 6);
   const Data images = load("fashion_mnist", {{"path", dir.path.string()}, {"num_train", "6"}, {"num_valid", "3"}, {"resize", "8"}});
   const Data tokens = load("sequence_task", {{"task", "majority"}, {"num_train", "40"}, {"num_valid", "10"}});
-  for (const auto& [name, data] : std::vector<std::pair<std::string, const Data*>>{{"vit", &images}, {"encoder_classifier", &tokens}}) {
+  const Data graphs = load("coloured_graphs", {{"num_train", "40"}, {"num_valid", "10"}});
+  const Data karate = load("graph", {{"edges", test::source_root + "/datasets/karate-club/edges.txt"},
+                                     {"labels", test::source_root + "/datasets/karate-club/clubs.txt"}});
+  for (const auto& [name, data] : std::vector<std::pair<std::string, const Data*>>{
+           {"vit", &images}, {"encoder_classifier", &tokens}, {"encoder_classifier", &graphs}, {"gat", &karate}}) {
+    INFO(name << " on " << to_string(std::get<VectorData>(*data).kind));
     ParamStore store;
     Rng rng(1);
     Options o;
     o.set("scoring", "cosine");
     o.set("normalizer", "sparsemax");
-    o.set("d_model", "8");
+    if (name != "gat") o.set("d_model", "8");
     o.set("heads", "2");
     if (name == "vit") o.set("patch_size", "4");
     auto model = r.models.create(name, ModelArgs{r, ParamScope(store, rng), o, *data});
@@ -757,6 +762,18 @@ TEST_CASE("frames to letters: seq2seq reads frames, the models that read tokens 
     CHECK_THAT(refused.text, Catch::Contains("tokens.yaml:") && Catch::Contains("model '" + model + "' reads sources of tokens") &&
                                  Catch::Contains("seq2seq reads both"));
   }
+}
+
+TEST_CASE("make_spoken_digits.sh without espeak-ng says how to install it, exits 1 and writes nothing", "[data][speech]") {
+  TempDir dir("attnlab-no-espeak");
+  std::filesystem::create_directories(dir / "bin");
+  std::filesystem::create_symlink("/usr/bin/dirname", dir / "bin/dirname");  // all the script needs before its check
+  std::filesystem::copy_file(test::source_root + "/datasets/spoken-digits/make_spoken_digits.sh", dir / "make.sh");
+  const auto out = test::command_output("PATH=" + (dir / "bin") + " /bin/bash " + (dir / "make.sh") + " 2>&1");
+  CHECK(out.status == 1);
+  CHECK_THAT(out.text, Catch::Contains("espeak-ng is not installed: sudo apt-get install espeak-ng"));
+  CHECK_FALSE(std::filesystem::exists(dir / "utterances.txt"));
+  CHECK_FALSE(std::filesystem::exists(dir / "wav.new"));
 }
 
 TEST_CASE("attnlab plot --attention draws a frames run's attention over time above its spectrogram", "[cli][analysis][speech]") {
