@@ -3,7 +3,7 @@
 // sinusoidal positional encoding; one iteration = forward and backward of sum(output) to every
 // parameter and to X. Batch 16, sequence lengths 128 and 512.
 //
-// The GEMM-bound limit (issue 16): the block's matrix products, for B sequences of n tokens
+// The GEMM-bound limit: the block's matrix products, for B sequences of n tokens
 // (N = B n), model size d, FFN size f, counted as 2mnk each:
 //   forward F = 2N(4d^2 + 2df) + 4Bn^2 d
 //     (Q, K, V and the output projection: 4 products N x d x d; the FFN's two: N x d x f and

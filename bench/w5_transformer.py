@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """W5 in PyTorch, the twin of attnlab-bench W5: d2l 0.17 §10.7's Transformer trained on 600
-fra-eng pairs (../shared BENCHMARKS.md, round two; d2l's code in bench/d2l_transformer.py).
+fra-eng pairs (../shared BENCHMARKS.md; d2l's code in bench/d2l_transformer.py).
 
 usage: /usr/bin/python3 bench/w5_transformer.py [--threads N] [--seed S] [--epochs E]
                                                 [--pairs P] [--positions d2l|step]

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """W7 in PyTorch, the twin of attnlab-bench W7: greedy and beam-4 decoding of fra-eng sentences
-with the W5 Transformer, d2l 0.17's decoder loop and state cache (../shared BENCHMARKS.md,
-round two; d2l's code in bench/d2l_transformer.py).
+with the W5 Transformer, d2l 0.17's decoder loop and state cache (../shared BENCHMARKS.md;
+d2l's code in bench/d2l_transformer.py).
 
 usage: /usr/bin/python3 bench/w7_decoding.py [--threads N] [--seed S] [--epochs E]
                                              [--sentences K] [--positions d2l|step]

@@ -1,6 +1,6 @@
 // One exit-code table for every command (docs/running-experiments.md, "Exit codes"): the same
 // situation gives the same code whichever command meets it; outputs that are not files are
-// refused before any work; what attnlab writes as UTF-8 is valid UTF-8 (issue 17, points 3, 5, 6).
+// refused before any work; what attnlab writes as UTF-8 is valid UTF-8.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // Runs too big for their memory are refused before anything big is allocated, at the spec key
-// responsible (issue 17, point 2): the corpus tests/specs/too_big/ (each spec says where its
+// responsible: the corpus tests/specs/too_big/ (each spec says where its
 // error must be and what it must say), --max-memory, and the default limit.
 #include <catch2/catch.hpp>
 

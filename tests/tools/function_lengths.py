@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Lists C++ functions longer than a limit (issue 11: no function in framework/ over 80 lines).
+"""Lists C++ functions longer than a limit (the project's rule: no function in framework/ over 80 lines).
 
     function_lengths.py LIMIT FILE_OR_DIR...
 
