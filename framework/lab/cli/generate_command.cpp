@@ -17,15 +17,9 @@ namespace {
 
 constexpr int max_steps = 100000;
 
-// The prompt's tokens: its characters for a character model, else its words.
+// The prompt's tokens (text_tokens: characters for a character model, else words).
 std::vector<int> prompt_ids(const std::string& text, const Vocab& vocab) {
-  bool characters = true;
-  for (const std::string& t : vocab.tokens()) characters = characters && (t.size() == 1 || t.front() == '<');
-  std::vector<std::string> tokens;
-  if (characters)
-    for (char c : text) tokens.emplace_back(1, c);
-  else
-    tokens = split_tokens(text);
+  const std::vector<std::string> tokens = text_tokens(text, vocab);
   if (tokens.empty()) throw UsageError("--prompt: give at least one token to start from");
   try {
     return vocab.encode(tokens);

@@ -72,13 +72,6 @@ struct Asked {
 // A model whose labels are each token's next one (language_model on text_corpus).
 bool next_token_model(const VectorData& data) { return data.kind == InputKind::tokens && data.train.labels.dimension() == 2; }
 
-// Whether every token of the vocabulary but the reserved ones is one character.
-bool single_characters(const Vocab& vocab) {
-  for (const std::string& t : vocab.tokens())
-    if (t.size() != 1 && t.front() != '<') return false;
-  return true;
-}
-
 // "'e' 0.39, ' ' 0.22, 'o' 0.18": the three likeliest next tokens, quoted (a space is one).
 std::string likeliest_tokens(const std::vector<float>& p, const std::vector<std::string>& classes) {
   std::vector<std::string> quoted;
@@ -113,11 +106,8 @@ Asked asked_inputs(const Arguments& a, const VectorData& data) {
     throw UsageError(std::string("typed inputs are for token runs; this run reads ") + to_string(data.kind) + ": use --example N");
   std::vector<std::vector<int>> ids;
   for (const std::string& text : typed) {
-    std::vector<std::string> tokens = split_tokens(text);
-    if (next_token_model(data) && single_characters(data.vocab)) {  // a character model reads the text as it is
-      tokens.clear();
-      for (char c : text) tokens.emplace_back(1, c);
-    } else if (tokens.size() == 1 && tokens[0].size() > 1) {  // "3141" as digits, as the tasks write them
+    std::vector<std::string> tokens = next_token_model(data) ? text_tokens(text, data.vocab) : split_tokens(text);
+    if (!next_token_model(data) && tokens.size() == 1 && tokens[0].size() > 1) {  // "3141" as digits, as the tasks write them
       std::vector<std::string> chars;
       for (char c : tokens[0]) chars.emplace_back(1, c);
       tokens = chars;

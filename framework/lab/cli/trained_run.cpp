@@ -31,6 +31,14 @@ std::string chosen_run(const ResultsReader& file, const Arguments& a) {
   return id;
 }
 
+std::vector<std::string> text_tokens(const std::string& text, const Vocab& vocab) {
+  for (const std::string& t : vocab.tokens())
+    if (t.size() != 1 && t.front() != '<') return split_tokens(text);
+  std::vector<std::string> out;
+  for (char c : text) out.emplace_back(1, c);
+  return out;
+}
+
 std::vector<int> source_ids(const SequenceData& data, const std::string& sentence) {
   if (invalid_utf8_at(sentence)) throw UsageError("the sentence is not valid UTF-8");
   if (control_character_at(sentence)) throw UsageError("the sentence holds a control character (" +

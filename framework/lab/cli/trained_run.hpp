@@ -44,4 +44,8 @@ std::string chosen_run(const ResultsReader& file, const Arguments& a);
 // A sentence as source token ids (d2l's preprocessing; UTF-8 checked).
 std::vector<int> source_ids(const SequenceData& data, const std::string& sentence);
 
+// Text as a language model's tokens: its characters when every token of the vocabulary but the
+// reserved ones is one character (a character model reads the text as it is), else its words.
+std::vector<std::string> text_tokens(const std::string& text, const Vocab& vocab);
+
 }  // namespace attn::cli

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace attn {
 namespace {
@@ -13,10 +14,12 @@ class Rope final : public PositionalScheme {
   Var rotate(const Var& x, std::size_t first) const override {
     const std::size_t rows = x.dim(0), n = x.dim(1), p = x.dim(2), half = p / 2;
     if (p % 2 != 0) throw std::invalid_argument("rope rotates pairs of features: a head's size must be even, got " + std::to_string(p));
+    std::vector<double> frequency(half);  // w_m = base^(-2m/p)
+    for (std::size_t m = 0; m < half; ++m) frequency[m] = std::pow(base_, -2.0 * static_cast<double>(m) / static_cast<double>(p));
     Tensor cos = Tensor::from_shape({n, half, std::size_t(1)}), sin = Tensor::from_shape({n, half, std::size_t(1)});
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t m = 0; m < half; ++m) {
-        const double angle = static_cast<double>(first + i) * std::pow(base_, -2.0 * static_cast<double>(m) / static_cast<double>(p));
+        const double angle = static_cast<double>(first + i) * frequency[m];
         cos(i, m, 0) = static_cast<float>(std::cos(angle)), sin(i, m, 0) = static_cast<float>(std::sin(angle));
       }
     const Var pairs = reshape(x, {rows, n, half, std::size_t(2)});
