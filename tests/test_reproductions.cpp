@@ -140,6 +140,22 @@ TEST_CASE("d2l 1.0's Nadaraya-Watson with four kernels and four widths, on its o
     }
 }
 
+namespace {
+
+// For each value of a swept key and each seed 1, 2, 3: the items of `total` the run got right
+// (valid_accuracy x total), run "<key>-<value>_seed-<s>".
+void check_right_per_seed(const ResultsReader& results, const std::string& key, double total,
+                          const std::map<std::string, std::vector<int>>& right) {
+  for (const auto& [value, counts] : right)
+    for (std::size_t s = 0; s < counts.size(); ++s) {
+      const std::string id = key + "-" + value + "_seed-" + std::to_string(s + 1);
+      INFO(id);
+      CHECK(results.run(id).metrics.at("valid_accuracy") * total == Approx(counts[s]));
+    }
+}
+
+}  // namespace
+
 TEST_CASE("graph attention labels the karate club from its two leaders: the accuracies docs/concepts/graph-attention.md quotes", "[reproduction][graph]") {
   // experiments/gat-karate.yaml: 3 scoring functions x 3 seeds, members 0 and 33 labelled.
   test::TempDir tmp("attnlab-karate");
@@ -148,13 +164,7 @@ TEST_CASE("graph attention labels the karate club from its two leaders: the accu
   REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/gat-karate.yaml", o) == 0);
   const ResultsReader results(tmp / "gat-karate.h5");
   // members of the 32 unlabelled ones put on the right side, per seed 1, 2, 3
-  const std::map<std::string, std::vector<int>> right = {{"gat", {31, 29, 31}}, {"dot", {31, 31, 31}}, {"scaled_dot", {31, 31, 31}}};
-  for (const auto& [scoring, counts] : right)
-    for (std::size_t s = 0; s < 3; ++s) {
-      const std::string id = "scoring-" + scoring + "_seed-" + std::to_string(s + 1);
-      INFO(id);
-      CHECK(results.run(id).metrics.at("valid_accuracy") * 32 == Approx(counts[s]));
-    }
+  check_right_per_seed(results, "scoring", 32, {{"gat", {31, 29, 31}}, {"dot", {31, 31, 31}}, {"scaled_dot", {31, 31, 31}}});
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/graph-attention.md");
   CHECK_THAT(page, Catch::Contains("| `gat` | 0.9479 ± 0.0361 |") && Catch::Contains("| `dot` | 0.9688 ± 0.0000 |"));
 
@@ -174,13 +184,7 @@ TEST_CASE("whole graphs classified by an encoder whose attention follows the edg
   REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/graph-classification.yaml", o) == 0);
   const ResultsReader results(tmp / "graph-classification.h5");
   // graphs of the 500 validation graphs (drawn per seed) classified right, per seed 1, 2, 3
-  const std::map<std::string, std::vector<int>> right = {{"true", {500, 500, 500}}, {"false", {257, 254, 260}}};
-  for (const auto& [mask, counts] : right)
-    for (std::size_t s = 0; s < 3; ++s) {
-      const std::string id = "mask_edges-" + mask + "_seed-" + std::to_string(s + 1);
-      INFO(id);
-      CHECK(results.run(id).metrics.at("valid_accuracy") * 500 == Approx(counts[s]));
-    }
+  check_right_per_seed(results, "mask_edges", 500, {{"true", {500, 500, 500}}, {"false", {257, 254, 260}}});
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/graph-attention.md");
   CHECK_THAT(page, Catch::Contains("| `true` | 1.0000 ± 0.0000 |") && Catch::Contains("| `false` | 0.5140 ± 0.0060 |"));
   // with the mask, a node's weight off its edges is exactly 0 (the probe graphs are the same for every seed)
