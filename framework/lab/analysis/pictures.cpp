@@ -76,9 +76,9 @@ std::string one_map(const Tensor& w, const std::vector<std::string>& queries, co
 namespace {
 
 // Checks the shape of a recorded map and the layer/head the view asks for.
-void check_map(const ResultsReader& file, const AttentionMap& m, const AttentionView& view) {
+void check_map(const std::string& path, const AttentionMap& m, const AttentionView& view) {
   if (m.weights.dimension() != 4 || m.weights.size() == 0)
-    throw std::invalid_argument(file.path() + ": the " + m.name + " map's weights are " + shape_str(shape_of(m.weights)) +
+    throw std::invalid_argument(path + ": the " + m.name + " map's weights are " + shape_str(shape_of(m.weights)) +
                                 ", not [layer, head, n_q, n_k] (a damaged file?)");
   const std::size_t layers = m.weights.shape()[0], heads = m.weights.shape()[1];
   if (view.layer && *view.layer >= layers)
@@ -146,14 +146,35 @@ std::string unfinished_note(const ResultsReader& file, const std::string& run) {
 
 }  // namespace
 
-std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view) {
+ExampleToDraw example_to_draw(const ResultsReader& file, const std::string& run, const std::string& example) {
   const std::vector<std::string> examples = file.examples(run);
-  if (examples.empty() && view.example.empty()) {
+  if (examples.empty() && example.empty()) {
     const std::string note = unfinished_note(file, run);
     throw UsageError("run '" + run + "' recorded no attention maps" + (note.empty() ? " (a model without attention?)" : note));
   }
-  const std::string name = view.example.empty() ? examples[0] : view.example;
-  const ExampleAttention example = file.example(run, name);
+  ExampleToDraw e;
+  e.path = file.path(), e.run = run;
+  e.name = example.empty() ? examples[0] : example;
+  e.example = file.example(run, e.name);
+  e.adjacency = picture_data(file, run, "adjacency", 2);  // a graph: drawn as one
+  e.images = picture_data(file, run, "probe_images", 3);  // images: attention laid over them
+  e.frames = picture_data(file, run, "probe_frames", 3);  // speech: attention above its spectrogram
+  e.lengths = picture_data(file, run, "probe_lengths", 1), e.times = picture_data(file, run, "probe_times", 2);
+  if (e.frames && (!e.lengths || !e.times || e.lengths->shape()[0] != e.frames->shape()[0] ||
+                   e.times->shape()[0] != e.frames->shape()[0] || e.times->shape()[1] != e.frames->shape()[1]))
+    throw FileError(file.path() + ": run '" + run + "': data/probe_frames, probe_times and probe_lengths do not agree in shape (a damaged file)");
+  return e;
+}
+
+std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view) {
+  return draw_attention(example_to_draw(file, run, view.example), view);
+}
+
+std::string draw_attention(const ExampleToDraw& e, const AttentionView& view) {
+  const ExampleAttention& example = e.example;
+  const std::string& run = e.run;
+  const std::string& name = e.name;
+  const std::optional<Tensor>&adjacency = e.adjacency, &images = e.images, &frames = e.frames, &lengths = e.lengths, &times = e.times;
   std::vector<AttentionMap> maps = example.maps;
   if (!view.map.empty()) {
     std::vector<std::string> names;
@@ -162,13 +183,6 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
     if (it == names.end()) throw UsageError(unknown_name_message("attention map", view.map, names));
     maps = {maps[static_cast<std::size_t>(it - names.begin())]};
   }
-  const std::optional<Tensor> adjacency = picture_data(file, run, "adjacency", 2);  // a graph: drawn as one
-  const std::optional<Tensor> images = picture_data(file, run, "probe_images", 3);  // images: attention laid over them
-  const std::optional<Tensor> frames = picture_data(file, run, "probe_frames", 3);  // speech: attention above its spectrogram
-  const std::optional<Tensor> lengths = picture_data(file, run, "probe_lengths", 1), times = picture_data(file, run, "probe_times", 2);
-  if (frames && (!lengths || !times || lengths->shape()[0] != frames->shape()[0] || times->shape()[0] != frames->shape()[0] ||
-                 times->shape()[1] != frames->shape()[1]))
-    throw FileError(file.path() + ": run '" + run + "': data/probe_frames, probe_times and probe_lengths do not agree in shape (a damaged file)");
   std::string caption = run + ", " + name;
   if (adjacency) {
     caption += ": " + example.source;  // (its nodes' classes are the colours)
@@ -180,7 +194,7 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
   std::vector<std::string> pictures;
   std::size_t heads_in_row = 1;
   for (const AttentionMap& m : maps) {
-    check_map(file, m, view);
+    check_map(e.path, m, view);
     const std::size_t index = example.example;
     if (images && over_patches(m) && name.rfind("example_", 0) == 0 && index < images->shape()[0]) {
       Tensor image = xt::view(*images, index);
@@ -201,7 +215,7 @@ std::string attention_picture(const ResultsReader& file, const std::string& run,
       continue;
     }
     if (adjacency->shape()[0] != adjacency->shape()[1] || adjacency->shape()[0] != m.weights.shape()[2] || m.weights.shape()[2] != m.weights.shape()[3])
-      throw FileError(file.path() + ": run '" + run + "': data/adjacency " + shape_str(shape_of(*adjacency)) + " is not the graph of the " +
+      throw FileError(e.path + ": run '" + run + "': data/adjacency " + shape_str(shape_of(*adjacency)) + " is not the graph of the " +
                       m.name + " map " + shape_str(shape_of(m.weights)) + " (a damaged file)");
     for (std::size_t l = 0; l < m.weights.shape()[0]; ++l)
       if (!view.layer || *view.layer == l) pictures.push_back(graph_attention_picture(*adjacency, example, m, l, view.head));

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "attnlab/models/model.hpp"
+
 namespace attn {
 
 class ResultsReader;
@@ -20,7 +22,20 @@ struct AttentionView {
 
 // Attention heatmaps of one run: rows are queries (target tokens, or x positions), columns keys
 // (source tokens, or training x), one picture per layer and head (or head average).
+// (= draw_attention(example_to_draw(file, run, view.example), view))
 std::string attention_picture(const ResultsReader& file, const std::string& run, const AttentionView& view);
+
+// What an attention picture is drawn from, read once: one recorded example ("" = the first) and
+// the input it is drawn on (a graph's adjacency; the probe images; the probe frames, their
+// lengths and times), when the run kept it.
+struct ExampleToDraw {
+  std::string path, run, name;
+  ExampleAttention example;
+  std::optional<Tensor> adjacency, images, frames, lengths, times;
+};
+ExampleToDraw example_to_draw(const ResultsReader& file, const std::string& run, const std::string& example);
+// The pictures of the example's maps the view selects (view.example is not read).
+std::string draw_attention(const ExampleToDraw& example, const AttentionView& view);
 // Per-epoch curves of one or several runs overlaid (default metrics: train_loss and every
 // evaluated *_loss).
 std::string curves_picture(const ResultsReader& file, const std::vector<std::string>& runs,

@@ -80,18 +80,19 @@ void write_input_pictures(const ResultsReader& file, const std::string& run, Jso
   j.key("inputs").object();
   for (const std::string& name : file.examples(run)) {
     j.key(name).object();
-    for (const AttentionMap& m : file.example(run, name).maps) {
+    const ExampleToDraw example = example_to_draw(file, run, name);  // read once for all its pictures
+    for (const AttentionMap& m : example.example.maps) {
       if (m.weights.dimension() != 4) continue;
       j.key(m.name).array();
       for (std::size_t l = 0; l < m.weights.shape()[0]; ++l) {
         j.object();
         AttentionView view;
-        view.example = name, view.map = m.name, view.layer = l, view.average = true;
-        j.key("avg").value(attention_picture(file, run, view));
+        view.map = m.name, view.layer = l, view.average = true;
+        j.key("avg").value(draw_attention(example, view));
         view.average = false;
         for (std::size_t h = 0; h < m.weights.shape()[1]; ++h) {
           view.head = h;
-          j.key(std::to_string(h)).value(attention_picture(file, run, view));
+          j.key(std::to_string(h)).value(draw_attention(example, view));
         }
         j.end_object();
       }
