@@ -81,7 +81,7 @@ class ConvolutionEncoder {
 class EncoderTagger final : public SequenceModel {
  public:
   explicit EncoderTagger(const ModelArgs& a) : SequenceModel(a) {
-    require_token_sources("encoder_tagger");
+    require_token_sources("model 'encoder_tagger'");
     const Options& o = a.options;
     const std::string encoder = o.get<std::string>("encoder", "self_attention");
     if (encoder != "self_attention" && encoder != "convolution")

@@ -80,9 +80,9 @@ SequenceModel::SequenceModel(const ModelArgs& args) : data_(sequence_data(args, 
   d2l_loss_ = loss == "d2l";
 }
 
-void SequenceModel::require_token_sources(const std::string& model) const {
+void SequenceModel::require_token_sources(const std::string& who) const {
   if (data_.src_dim > 0)
-    throw std::invalid_argument("model '" + model + "' reads sources of tokens, and this dataset's sources are vectors "
+    throw std::invalid_argument(who + " reads sources of tokens, and this dataset's sources are vectors "
                                 "(speech frames); seq2seq reads both");
 }
 
@@ -221,7 +221,7 @@ std::vector<Translation> SequenceModel::greedy(const VectorBatch& src, std::size
 // Beam search (d2l 10.8): keep the `beam` best partial hypotheses; a hypothesis ending in <eos>
 // is finished; at the end, the best of finished and live by log P / L^alpha.
 Translation SequenceModel::translate(const std::vector<int>& src_ids, const DecodeOptions& options) {
-  require_token_sources("translate");
+  require_token_sources("translate (typed words)");
   const VectorBatch src = token_sources({src_ids}, data_.num_steps);
   if (options.beam <= 1) {
     const NoGrad no_grad;

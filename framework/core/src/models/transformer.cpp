@@ -74,7 +74,7 @@ Hyper read_hyper(const Options& o) {
 class Transformer final : public SequenceModel {
  public:
   explicit Transformer(const ModelArgs& a) : SequenceModel(a), h_(read_hyper(a.options)) {
-    require_token_sources("transformer");
+    require_token_sources("model 'transformer'");
     const std::string positional = a.options.get<std::string>("positional", "sinusoidal");
     if (positional != "sinusoidal" && positional != "learned")
       throw SpecError(a.options.where("positional"), "option 'positional' must be 'sinusoidal' or 'learned', got '" + positional + "'");

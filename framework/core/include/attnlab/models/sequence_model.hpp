@@ -84,8 +84,9 @@ class SequenceModel : public Model {
   virtual std::unique_ptr<DecoderState> start(const VectorBatch& src) = 0;
   virtual DecodeStep step(DecoderState& state, const std::vector<int>& tokens) = 0;
 
-  // Refuses (at the dataset's name) data whose sources are vectors: for models that read tokens.
-  void require_token_sources(const std::string& model) const;
+  // Refuses (at the dataset's name) data whose sources are vectors, for `who` ("model 'transformer'")
+  // that reads tokens.
+  void require_token_sources(const std::string& who) const;
 
   const SequenceData& data_;
 
