@@ -19,7 +19,7 @@
 #include <cstdio>
 
 #include "lab/builtins.hpp"
-#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/attention/positions.hpp"
 #include "attnlab/models/transformer_blocks.hpp"
 #include "attnlab/nn/init.hpp"
 #include "timing.hpp"
@@ -37,13 +37,14 @@ std::string run_w3(const Args& args) {
     ParamStore store;
     const ParamScope scope(store, rng);
     const TransformerEncoderBlock block(registries, scope.child("block"), config);
-    const PositionalEncoding positional(scope.child("positional"), "sinusoidal", length, config.d_model);
+    const Positions positional(registries, PluginChoice{"sinusoidal", {}, ""}, scope.child("positional"),
+                               PositionsOf{config.d_model, config.heads, length});
     const Var x = leaf(initialised({16, length, config.d_model}, Init::normal(1.0f), rng));
     SgemmBurst reference(512, 10);
     const auto [us, reference_us] = paired_median_us([&] {
       x.zero_grad();
       store.zero_grad();
-      sum(block(positional(x, ForwardContext::evaluation()), std::nullopt, ForwardContext::evaluation())).backward();
+      sum(block(positional(x, ForwardContext::evaluation(), 0.0f), std::nullopt, ForwardContext::evaluation())).backward();
     }, [&] { reference(); }, 3, 20);
     const double rate = reference.flops() / reference_us / 1e3;  // GFLOP/s
     const double batch = 16, n = static_cast<double>(length), d = static_cast<double>(config.d_model),

@@ -18,6 +18,12 @@ void register_normalizer_softmax(attn::Registries&);
 void register_normalizer_sigmoid(attn::Registries&);
 void register_normalizer_sparsemax(attn::Registries&);
 void register_normalizer_kernel(attn::Registries&);
+void register_positional_none(attn::Registries&);
+void register_positional_sinusoidal(attn::Registries&);
+void register_positional_learned(attn::Registries&);
+void register_positional_rope(attn::Registries&);
+void register_positional_alibi(attn::Registries&);
+void register_positional_t5_bias(attn::Registries&);
 
 namespace attn {
 
@@ -40,6 +46,12 @@ void register_builtin_plugins(Registries& r) {
   register_normalizer_sigmoid(r);
   register_normalizer_sparsemax(r);
   register_normalizer_kernel(r);
+  register_positional_none(r);
+  register_positional_sinusoidal(r);
+  register_positional_learned(r);
+  register_positional_rope(r);
+  register_positional_alibi(r);
+  register_positional_t5_bias(r);
 }
 
 }  // namespace attn

@@ -42,7 +42,8 @@ int report_sections_not_run(const std::vector<std::string>& asked) {
     if (!sections_run().count(name)) {
       std::cerr << "no section named \"" << name << "\" ran: the conformance suite's sections are \"<kind> '<name>'\", "
                 << "e.g. \"scoring function 'cosine'\", \"normalizer 'softmax'\", \"RNN cell 'gru'\", "
-                << "\"attention mode 'qkv'\" (is the plugin's library given with --plugin?)\n";
+                << "\"attention mode 'qkv'\", \"positional scheme 'rope', causal\" (or ', bidirectional') "
+                << "(is the plugin's library given with --plugin?)\n";
       ++missing;
     }
   return missing;

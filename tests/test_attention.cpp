@@ -1,12 +1,11 @@
 // Attention building blocks beyond the conformance suite: causal and windowed masking, multi-head shapes
-// and head masks, positional encodings, the fused additive kernel and its tanh.
+// and head masks, grouped-query attention, the fused additive kernel and its tanh.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <functional>
 
 #include "attnlab/attention/attention.hpp"
-#include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/gradcheck.hpp"
 #include "attnlab/registries.hpp"
 #include "test_support.hpp"
@@ -155,24 +154,49 @@ TEST_CASE("multi-head attention: shapes, per-head masks, any scoring function", 
                     Catch::Contains("multiple of the number of heads"));
 }
 
-TEST_CASE("positional encodings: sinusoidal adds the table, learned ones train", "[attention][positional]") {
+TEST_CASE("grouped-query attention is multi-head attention whose heads of a group share their keys and values", "[attention][multihead]") {
+  for (const std::size_t kv_heads : {std::size_t{1}, std::size_t{2}}) {
+    DYNAMIC_SECTION(kv_heads << " key/value heads for 4 query heads") {
+      Rng rng(5);
+      ParamStore grouped_store, full_store;
+      AttentionConfig config;
+      config.mode = {"vvv", {}};
+      config.mode.options.set("causal", "true");
+      config.scoring = {"scaled_dot", {}};
+      config.multi_head = MultiHead{4, 16, false, kv_heads};
+      const Attention grouped(builtins(), ParamScope(grouped_store, rng, "a"), config, 16, 16, 16);
+      config.multi_head = MultiHead{4, 16, false};
+      const Attention full(builtins(), ParamScope(full_store, rng, "a"), config, 16, 16, 16);
+      REQUIRE(grouped_store.get("a.W_k.W").shape() == Shape{16, 4 * kv_heads});
+      // the full model's W_k, W_v: each query head's columns are its group's (head i reads group i kv / 4)
+      for (const std::string w : {"a.W_q.W", "a.W_o.W"}) full_store.get(w).mutable_value() = grouped_store.get(w).value();
+      for (const std::string w : {"a.W_k.W", "a.W_v.W"})
+        for (std::size_t r = 0; r < 16; ++r)
+          for (std::size_t head = 0; head < 4; ++head)
+            for (std::size_t c = 0; c < 4; ++c)
+              full_store.get(w).mutable_value()(r, head * 4 + c) = grouped_store.get(w).value()(r, head * kv_heads / 4 * 4 + c);
+      const Var x = constant(randn({2, 5, 16}, rng));
+      const AttentionResult a = grouped({x, x, x}, std::nullopt), b = full({x, x, x}, std::nullopt);
+      CHECK(xt::allclose(a.output.value(), b.output.value(), 1e-5, 1e-6));
+      CHECK(xt::allclose(a.weights.value(), b.weights.value(), 1e-5, 1e-6));
+      // decoding keeps the grouped keys and values: 4 / kv_heads times fewer
+      KeyValueCache cache;
+      for (std::size_t t = 0; t < 5; ++t) grouped.extend({slice(x, 1, t, t + 1), slice(x, 1, t, t + 1), slice(x, 1, t, t + 1)}, cache);
+      CHECK(cache.keys.shape() == Shape{2 * kv_heads, 5, 4});
+      CHECK(cache.bytes() == sizeof(float) * 2 * (2 * kv_heads * 5 * 4));
+      Var input = leaf(randn({2, 3, 16}, rng));
+      Rng check(6);
+      const GradCheckResult g = gradcheck([&] { return grouped({input, input, input}, std::nullopt).output; },
+                                          [&] { NamedVars leaves = grouped_store.items(); leaves.emplace_back("x", input); return leaves; }(), check);
+      INFO(g.report);
+      CHECK(g.ok);
+    }
+  }
   ParamStore store;
-  Rng rng(5);
-  const PositionalEncoding sinusoidal(ParamScope(store, rng, "pe"), "sinusoidal", 20, 6);
-  CHECK(store.size() == 0);
-  const Var x = constant(xt::zeros<float>({2, 4, 6}));
-  const Tensor y = sinusoidal(x).value();
-  CHECK(y(1, 0, 1) == Approx(1.0f));          // cos(0)
-  CHECK(y(0, 3, 0) == Approx(std::sin(3.0f)));  // sin(3 / 10000^0)
-  const PositionalEncoding learned(ParamScope(store, rng, "pe"), "learned", 20, 6);
-  REQUIRE(store.contains("pe.P"));
-  Var xl = leaf(randn({2, 4, 6}, rng));
-  sum(square(learned(xl))).backward();
-  const Tensor& g = store.get("pe.P").grad();
-  for (std::size_t j = 0; j < 6; ++j) CHECK(g(10, j) == 0.0f);  // positions beyond the sequence get nothing
-  CHECK(g(0, 0) != 0.0f);
-  CHECK_THROWS_WITH(sinusoidal(constant(xt::zeros<float>({1, 21, 6}))), Catch::Contains("max_len 20"));
-  CHECK_THROWS_WITH(PositionalEncoding(ParamScope(store, rng, "x"), "rotary", 4, 4), Catch::Contains("'sinusoidal' or 'learned'"));
+  Rng rng(4);
+  AttentionConfig bad;
+  bad.multi_head = MultiHead{4, 16, false, 3};
+  CHECK_THROWS_WITH(Attention(builtins(), ParamScope(store, rng), bad, 16, 16, 16), Catch::Contains("kv_heads (3) must divide heads (4)"));
 }
 
 namespace {

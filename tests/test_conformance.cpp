@@ -1,9 +1,12 @@
-// The conformance suite: every registered scoring function, RNN cell, attention mode and
-// normalizer —
+// The conformance suite: every registered scoring function, RNN cell, attention mode,
+// normalizer and positional scheme —
 // built-ins, the example plugin, and every library given with --plugin — is checked for
 // output shapes, masking (exact zeros, valid length 0 without NaN, rows summing to 1), batch
 // independence, and finite-difference gradients of every input and parameter. A normalizer is
 // held to the promises its traits() make (rows summing to 1, non-negative scores only).
+// A positional scheme is held to its traits: a relative one's scores do not move when every
+// position shifts; a table refuses positions past it; masked keys keep weight 0 under its bias;
+// positions asked for alone (decoding with a cache) get what they get among the others.
 // A new plugin is covered without writing a test.
 #include <catch2/catch.hpp>
 
@@ -171,6 +174,63 @@ TEST_CASE("conformance: every normalizer, held to its declared traits", "[confor
                         leaves_of(store, {{"scores", scores}}), 1e-3f);
     }
   }
+}
+
+namespace {
+
+// The valid keys of 4 rows of 6 queries: causal, j <= i; bidirectional, lengths 6, 6, 4, 4.
+IntTensor attention_lens(bool causal) {
+  if (!causal) return IntTensor{6, 6, 4, 4};
+  IntTensor lens = IntTensor::from_shape({4, 6});
+  for (std::size_t r = 0; r < 4; ++r)
+    for (std::size_t i = 0; i < 6; ++i) lens(r, i) = static_cast<int>(i + 1);
+  return lens;
+}
+
+// The attention weights [4, 6, 6] of x [2, 6, 8] at positions first .. first + 5 through the
+// scheme (2 heads of size 4, Q = K = split(add_to_input(x))), as an attention layer computes them.
+Var weights_through(const CheckedPositional& s, const Var& x, std::size_t first, bool causal) {
+  const Var q = split_heads(s.add_to_input(x, first), 2);
+  Var scores = bmm(s.rotate(q, first, Role::queries), s.rotate(q, first, Role::keys), false, true) * 0.5f;
+  if (const Var b = s.bias(first, 6, first, 6); b.defined()) scores = scores + index_select(b, 0, IntTensor{0, 1, 0, 1});
+  return masked_softmax(scores, attention_lens(causal));
+}
+
+}  // namespace
+
+TEST_CASE("conformance: every positional scheme, held to its declared traits", "[conformance][positional]") {
+  const Registries& registries = test::all_plugins();
+  REQUIRE(registries.positional.names().size() >= 6);
+  for (const std::string& name : registries.positional.names())
+    for (const bool causal : {true, false}) {
+      DYNAMIC_SECTION("positional scheme '" << name << "', " << (causal ? "causal" : "bidirectional")) {
+        Rng rng(5);
+        ParamStore store;
+        const Options defaults;
+        const ParamScope scope(store, rng, "positional");
+        const CheckedPositional s = make_positional(registries, PluginChoice{name, {}, ""}, scope, PositionalArgs{scope, defaults, 8, 2, 4, 64, causal});
+        for (const auto& [_, p] : store.items()) p.mutable_value() = 0.5f * randn(p.shape(), rng);  // (t5_bias starts at 0)
+        Var x = leaf(randn({2, 6, 8}, rng));
+        const Var at0 = weights_through(s, x, 0, causal);
+        require_masked_weights(at0.value(), attention_lens(causal), true);
+        if (s.traits.relative)
+          for (const std::size_t shift : {std::size_t{1}, std::size_t{40}}) {
+            INFO("every position shifted by " << shift);
+            CHECK(xt::allclose(weights_through(s, x, shift, causal).value(), at0.value(), 1e-4, 1e-5));
+          }
+        if (s.traits.max_positions > 0)
+          CHECK_THROWS_WITH(weights_through(s, x, s.traits.max_positions - 5, causal), Catch::Contains("covers positions"));
+        // Decoding with a key/value cache asks for the newest positions alone: positions 2..5
+        // asked for by themselves are rows 2..5 of the whole.
+        const Var later = slice(x, 1, 2, 6), q = split_heads(x, 2), q_later = slice(q, 1, 2, 6);
+        CHECK(xt::allclose(s.add_to_input(later, 2).value(), slice(s.add_to_input(x, 0), 1, 2, 6).value(), 1e-6, 1e-6));
+        for (const Role role : {Role::queries, Role::keys})
+          CHECK(xt::allclose(s.rotate(q_later, 2, role).value(), slice(s.rotate(q, 0, role), 1, 2, 6).value(), 1e-5, 1e-6));
+        if (const Var whole = s.bias(0, 6, 0, 6); whole.defined())
+          CHECK(xt::allclose(s.bias(2, 4, 0, 6).value(), slice(whole, 1, 2, 6).value(), 1e-6, 1e-6));
+        require_gradients([&] { return bmm(weights_through(s, x, 3, causal), split_heads(x, 2)); }, leaves_of(store, {{"x", x}}));
+      }
+    }
 }
 
 TEST_CASE("conformance: every RNN cell, through a 2-layer bidirectional RNN with padding", "[conformance][cells]") {

@@ -13,8 +13,6 @@
 #include "attnlab/footprint.hpp"
 #include "attnlab/models/classifier.hpp"
 #include "attnlab/models/text_generator.hpp"
-#include "attnlab/attention/positional_scheme.hpp"
-#include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/gradcheck.hpp"
 #include "lab/builtins.hpp"
 #include "lab/results/results_format.hpp"
@@ -158,9 +156,9 @@ TEST_CASE("language_model: the tied head reads the embedding; an untied one has 
   CHECK_THAT(refused({{"block", "lstm"}}), Catch::Contains("option 'block' must be one of 'attention_only', 'gpt'"));
   CHECK_THAT(refused({{"mlp_hidden", "64"}}), Catch::Contains("option 'mlp_hidden' is for 'block: gpt'"));
   CHECK_THAT(refused({{"max_len", "8"}}), Catch::Contains("option 'max_len' (8) must be at least the dataset's num_steps (12)"));
-  CHECK_THAT(refused({{"d_model", "12"}, {"heads", "4"}, {"positional", "rope"}}), Catch::Contains("head size d_model / heads (3) must be even"));
+  CHECK_THAT(refused({{"d_model", "12"}, {"heads", "4"}, {"positional", "rope"}}), Catch::Contains("a head's size must be even; it is 3 (d_model 12 / 4 heads)"));
   CHECK_THAT(refused({{"positional", "rope"}, {"positional_options.bse", "100"}}), Catch::Contains("bse"));
-  CHECK_THAT(refused({{"positional", "xpos"}}), Catch::Contains("'none', 'sinusoidal', 'learned', 'rope', 'alibi'"));
+  CHECK_THAT(refused({{"positional", "rotary"}}), Catch::Contains("unknown positional scheme 'rotary'") && Catch::Contains("known: alibi, learned, none, rope, sinusoidal, t5_bias"));
 }
 
 TEST_CASE("language_model learns The Time Machine: perplexity and bits per character in the history", "[models][language]") {
@@ -192,13 +190,17 @@ TEST_CASE("language_model learns The Time Machine: perplexity and bits per chara
   CHECK_THAT(example.text, Catch::StartsWith("validation example 3: next token '"));
   // generate: the prompt and what follows, the same for the same seed; bad requests refused before any work
   const std::string gen = test::attnlab_exe + " generate " + (dir / "lm.h5") + " --prompt \"the time \"";
-  const auto one = test::command_output(gen + " --steps 40 --seed 4 2>&1"), again = test::command_output(gen + " --steps 40 --seed 4 2>&1");
+  const auto one = test::command_output(gen + " --steps 40 --seed 4 2>/dev/null"), again = test::command_output(gen + " --steps 40 --seed 4 2>/dev/null");
   INFO(one.text);
   CHECK(one.status == 0);
   CHECK_THAT(one.text, Catch::StartsWith("the time "));
   CHECK(one.text.size() == std::string("the time ").size() + 40 + 1);
   CHECK(one.text == again.text);
   CHECK_THAT(one.text, !Catch::Contains("<eos>") && !Catch::Contains("<pad>") && !Catch::Contains("<bos>"));  // never in a text
+  // on standard error: the cache's size; past the trained windows (32 tokens), a note
+  const auto told = test::command_output(gen + " --steps 40 --seed 4 2>&1 >/dev/null");
+  CHECK_THAT(told.text, Catch::Contains("note: the model was trained on windows of 32 tokens; this text reaches position 48") &&
+                            Catch::Contains("key/value cache: 24.0 KB (48 positions x 2 key/value heads of 16, keys and values, every layer)"));
   const auto looked = test::command_output(gen + " --steps 3 --attention 2>&1");
   CHECK_THAT(looked.text, Catch::Contains("where each written token's position looked") && Catch::Contains("'@"));
   for (const auto& [extra, message] : std::vector<std::pair<std::string, std::string>>{
@@ -222,10 +224,12 @@ TEST_CASE("generate: the key/value cache gives what the whole sequence gives; sa
   const auto& d = std::get<VectorData>(data);
   const std::vector<int> prompt = d.vocab.encode({"t", "h", "e", " "});
   for (const std::string block : {"attention_only", "gpt"})
-    for (const std::string positional : {"learned", "rope", "alibi", "t5_bias"}) {
+    for (const std::string positional : {"learned", "rope", "alibi", "t5_bias", "rope, kv_heads 1"}) {
     DYNAMIC_SECTION(block << ", positional " << positional) {
       ParamStore store;
-      auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}, {"positional", positional}}, store);
+      const bool grouped = positional == "rope, kv_heads 1";  // multi-query attention: one key/value head
+      auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"block", block}, {"positional", grouped ? "rope" : positional},
+                                         {"kv_heads", grouped ? "1" : "2"}}, store);
       auto& generator = dynamic_cast<TextGenerator&>(*model);
       CHECK(generator.max_positions() == (positional == "learned" ? 512u : 0u));  // rope, alibi and t5_bias have no table
       SamplingOptions greedy;
@@ -233,6 +237,8 @@ TEST_CASE("generate: the key/value cache gives what the whole sequence gives; sa
       Rng rng(5);
       const Generation g = generator.generate(prompt, greedy, rng);
       REQUIRE(g.tokens.size() == 12);
+      CHECK(g.cache_keys == Shape{grouped ? 1u : 2u, 15, 8});  // [kv heads, positions cached, head size]
+      CHECK(g.cache_bytes == sizeof(float) * 2 * 2 * (grouped ? 1 : 2) * 15 * 8);  // keys and values of 2 layers
       // the whole sequence at once: at every written position, the argmax is the token written,
       // and that position's attention is the cached step's
       IntTensor all = IntTensor::from_shape({1, 24});
@@ -277,75 +283,4 @@ TEST_CASE("sample_token: temperature and top-k shape the draw", "[models][langua
   CHECK(static_cast<double>(counts[1]) / 4000.0 == Approx(std::exp(2.0) / (std::exp(2.0) + std::exp(1.0))).margin(0.03));
   o.top_k = 0, o.temperature = 1e-6f;
   for (int i = 0; i < 100; ++i) CHECK(sample_token(logits.data(), 4, o, rng) == 1);
-}
-
-TEST_CASE("rope: scores depend on the offset only, features keep their norm, gradients hold", "[attention][positions]") {
-  Rng rng(0);
-  const std::size_t n = 32, p = 64;
-  Tensor q = Tensor::from_shape({1, n, p}), k = Tensor::from_shape({1, n, p});
-  for (float& v : q) v = rng.normal();
-  for (float& v : k) v = rng.normal();
-  const auto rope = rope_scheme(10000.0);
-  const auto scores = [&](std::size_t shift) {
-    return bmm(rope->rotate(constant(q), shift), rope->rotate(constant(k), shift), false, true).value();  // [1, n, n]
-  };
-  const Tensor at0 = scores(0);
-  for (const std::size_t shift : {std::size_t(1), std::size_t(17), std::size_t(480)}) {
-    INFO("shift " << shift);
-    CHECK(xt::amax(xt::abs(scores(shift) - at0))() < 1e-3f * xt::amax(xt::abs(at0))());  // float32 round-off
-  }
-  // additive sinusoidal positions move the scores by their own size (d2l-neu's contrast)
-  const Tensor table = sinusoidal_table(600, p);
-  const auto added = [&](std::size_t shift) {
-    const Tensor rows = xt::view(table, xt::range(shift, shift + n), xt::all());
-    const Tensor qa = q + rows, ka = k + rows;
-    return bmm(constant(qa), constant(ka), false, true).value();
-  };
-  CHECK(xt::amax(xt::abs(added(17) - added(0)))() > 1.0f);
-  // a rotation keeps each pair's length
-  const Tensor turned = rope->rotate(constant(q), 5).value();
-  CHECK(xt::sum(turned * turned)() == Approx(xt::sum(q * q)()).epsilon(1e-5));
-  // position 0 is not turned; gradients through the rotation
-  CHECK(xt::amax(xt::abs(xt::view(rope->rotate(constant(q), 0).value(), 0, 0) - xt::view(q, 0, 0)))() == 0.0f);
-  Var x = leaf(xt::view(q, xt::all(), xt::range(0, 4), xt::range(0, 8)));
-  Rng check(1);
-  CHECK(gradcheck([&] { return rope->rotate(x, 3); }, {x}, check).ok);
-  CHECK_THROWS_WITH(rope->rotate(constant(Tensor(xt::zeros<float>({1, 2, 3}))), 0), Catch::Contains("a head's size must be even, got 3"));
-}
-
-TEST_CASE("alibi: the bias s_h (j - i) with slopes 2^(-8(h+1)/H)", "[attention][positions]") {
-  const Tensor b = alibi_scheme()->bias(4, 2, 3, 6).value();  // queries at 2, 3, 4 over keys 0..5
-  REQUIRE(b.shape() == std::vector<std::size_t>{4, 3, 6});
-  for (std::size_t h = 0; h < 4; ++h) {
-    const double slope = std::pow(2.0, -8.0 * static_cast<double>(h + 1) / 4.0);
-    CHECK(b(h, 0, 2) == 0.0f);                                   // the query's own position
-    CHECK(b(h, 1, 0) == Approx(-3.0 * slope));                   // three positions back
-    CHECK(b(h, 2, 5) == Approx(1.0 * slope));                    // a later key (masked by causal attention)
-  }
-  CHECK(b(0, 1, 0) < b(3, 1, 0));  // the first head forgets fastest
-}
-
-TEST_CASE("t5_bias: T5's causal distance buckets, a learned bias per head that depends on i - j only", "[attention][positions]") {
-  // exact below half the buckets, then log-spaced to max_distance, then the last bucket
-  for (const auto& [distance, bucket] : std::vector<std::pair<std::size_t, std::size_t>>{
-           {0, 0}, {1, 1}, {15, 15}, {16, 16}, {32, 21}, {64, 26}, {127, 31}, {128, 31}, {100000, 31}})
-    CHECK(t5_bucket(distance, 32, 128) == bucket);
-  ParamStore store;
-  Rng rng(2);
-  const ParamScope scope(store, rng);
-  const auto t5 = t5_bias_scheme(scope.child("positional"), 2, 8, 16);
-  Var table = store.items().at(0).second;
-  REQUIRE(store.items().at(0).first == "positional.bias");
-  REQUIRE(table.value().shape() == std::vector<std::size_t>{8, 2});
-  for (std::size_t b = 0; b < 8; ++b) table.mutable_value()(b, 0) = static_cast<float>(b), table.mutable_value()(b, 1) = -static_cast<float>(b);
-  const Tensor at0 = t5->bias(2, 0, 6, 6).value(), later = t5->bias(2, 10, 6, 16).value();  // [heads, n_q, n_k]
-  for (std::size_t i = 0; i < 6; ++i)
-    for (std::size_t j = 0; j <= i; ++j) {
-      CHECK(at0(0, i, j) == static_cast<float>(t5_bucket(i - j, 8, 16)));
-      CHECK(at0(1, i, j) == -at0(0, i, j));
-      CHECK(later(0, i, 10 + j) == at0(0, i, j));  // the same offsets ten positions later
-    }
-  // the bias is learned: its gradient reaches the table
-  Rng check(3);
-  CHECK(gradcheck([&] { return t5->bias(2, 3, 4, 7); }, NamedVars{{"positional.bias", table}}, check).ok);
 }

@@ -10,7 +10,7 @@ const Registries& all_plugins() {
   static const Registries registries = [] {
     Registries r;
     register_builtins(r);
-    for (const char* example : {"cosine", "min_gru", "shared_qk", "learned_temperature"})
+    for (const char* example : {"cosine", "min_gru", "shared_qk", "learned_temperature", "xpos"})
       load_plugin(std::string(ATTNLAB_EXAMPLE_PLUGIN_DIR) + "/libattnlab-" + example + ".so", r);
     for (const std::string& path : plugin_paths()) load_plugin(path, r);
     return r;

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include "attnlab/attention/attention.hpp"
-#include "attnlab/attention/positional_encoding.hpp"
 #include "attnlab/rnn/rnn.hpp"
 #include "golden.hpp"
 #include "test_support.hpp"
@@ -124,7 +123,50 @@ TEST_CASE("multi-head attention matches d2l's MultiHeadAttention in PyTorch", "[
   }
 }
 
-TEST_CASE("sinusoidal positional encoding matches d2l's table", "[golden][attention]") {
-  const Golden g("positional.txt");
-  CHECK(max_scaled_error(sinusoidal_table(10, 6), g["P"]) < 1e-6);
+TEST_CASE("every built-in positional scheme matches PyTorch inside an attention: outputs, weights, gradients", "[golden][positional]") {
+  struct Case {
+    std::string file, scheme;
+    std::vector<std::pair<std::string, std::string>> options;
+    bool causal;
+  };
+  const std::vector<Case> cases = {
+      {"none_causal", "none", {}, true}, {"sinusoidal_causal", "sinusoidal", {}, true}, {"learned_causal", "learned", {}, true},
+      {"rope_causal", "rope", {}, true}, {"rope_base100_bidirectional", "rope", {{"base", "100"}}, false},
+      {"alibi_causal", "alibi", {}, true}, {"alibi_bidirectional", "alibi", {}, false},
+      {"alibi_one_head_causal", "alibi", {{"heads", "1"}}, true},
+      {"t5_bias_causal", "t5_bias", {{"buckets", "8"}, {"max_distance", "6"}}, true},
+      {"t5_bias_bidirectional", "t5_bias", {{"buckets", "8"}, {"max_distance", "6"}}, false}};
+  const std::size_t first = 3, n = 5, heads = 2;
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION("positional '" << c.file << "'") {
+      const Golden g("positional_" + c.file + ".txt");
+      ParamStore store;
+      Rng rng(0);
+      PluginChoice choice{c.scheme, {}, ""};
+      for (const auto& [k, v] : c.options) choice.options.set(k, v);
+      const ParamScope scope(store, rng, "positional");
+      const CheckedPositional scheme = make_positional(builtins(), choice, scope, PositionalArgs{scope, choice.options, 8, heads, 4, 16, c.causal});
+      std::vector<std::string> params;
+      for (const auto& [name, var] : store.items()) params.push_back(name.substr(std::string("positional.").size()));
+      load_params(store, "positional.", g, params);
+      Var x = leaf(g["X"]);
+      const Var q = split_heads(scheme.add_to_input(x, first), heads);  // [4, 5, 4]: Q = K = V
+      Var scores = bmm(scheme.rotate(q, first, Role::queries), scheme.rotate(q, first, Role::keys), false, true) * 0.5f;
+      if (const Var b = scheme.bias(first, n, first, n); b.defined()) scores = scores + index_select(b, 0, IntTensor{0, 1, 0, 1});
+      IntTensor lens = c.causal ? IntTensor(xt::zeros<int>({std::size_t(4), n})) : IntTensor{5, 5, 3, 3};
+      if (c.causal)
+        for (std::size_t r = 0; r < 4; ++r)
+          for (std::size_t i = 0; i < n; ++i) lens(r, i) = static_cast<int>(i + 1);
+      const Var weights = masked_softmax(scores, lens);
+      const Var out = merge_heads(bmm(weights, q), heads);
+      out.backward(g["seed"]);
+      CHECK(max_scaled_error(out.value(), g["out"]) < 1e-5);
+      CHECK(max_scaled_error(weights.value(), g["weights"]) < 1e-5);
+      CHECK(max_scaled_error(x.grad(), g["dX"]) < 1e-5);
+      for (const std::string& p : params) {
+        INFO("parameter " << p);
+        CHECK(max_scaled_error(store.get("positional." + p).grad(), g["grad." + p]) < 1e-5);
+      }
+    }
+  }
 }

@@ -256,7 +256,7 @@ TEST_CASE("vit on pixel sets: shapes, the patch grid's labels, and its refusals"
   CHECK_THROWS_WITH(make_model("gat", tokens, {}, other, rng), Catch::Contains("model 'gat' gives a label per vector (node), but this dataset labels whole inputs"));
 }
 
-TEST_CASE("vit and encoder_classifier: the gradient of the loss to every parameter matches finite differences", "[models][classification][gradcheck]") {
+TEST_CASE("vit and encoder_classifier: the gradient of the loss to every parameter matches finite differences, with positions of each kind", "[models][classification][gradcheck]") {
   TempDir dir("attnlab-vit-grad");
   write_image_set(dir, 4);
   const Data images = load("fashion_mnist", {{"path", dir.path.string()}, {"num_train", "3"}, {"num_valid", "0"}, {"resize", "4"}});
@@ -267,6 +267,9 @@ TEST_CASE("vit and encoder_classifier: the gradient of the loss to every paramet
       {"vit", &images, {{"patch_size", "2"}, {"d_model", "4"}, {"mlp_hidden", "6"}, {"heads", "2"}, {"emb_dropout", "0"}, {"dropout", "0"}, {"position_init", "1"}, {"pool", "mean"}}},
       {"encoder_classifier", &tokens, {{"d_model", "4"}, {"ffn_hidden", "6"}, {"heads", "2"}, {"pool", "mean"}}},
       {"encoder_classifier", &images, {{"d_model", "4"}, {"ffn_hidden", "6"}, {"heads", "2"}, {"positional", "learned"}}},
+      {"vit", &images, {{"patch_size", "2"}, {"d_model", "4"}, {"mlp_hidden", "6"}, {"heads", "2"}, {"emb_dropout", "0"}, {"dropout", "0"}, {"positional", "rope"}}},
+      {"encoder_classifier", &tokens, {{"d_model", "4"}, {"ffn_hidden", "6"}, {"heads", "2"}, {"positional", "t5_bias"}}},
+      {"encoder_classifier", &images, {{"d_model", "4"}, {"ffn_hidden", "6"}, {"heads", "2"}, {"positional", "alibi"}}},
   };
   for (const Case& k : cases) {
     DYNAMIC_SECTION(k.model << " on " << to_string(std::get<VectorData>(*k.data).kind) << ", " << k.options.back().first << " " << k.options.back().second) {

@@ -9,6 +9,7 @@ tests read the inputs from the file, so nothing depends on either side's random 
 File format (one tensor per line, '#' starts a comment):
     <name> <ndim> <d0> ... <d{ndim-1}> : <v0> <v1> ...
 """
+import math
 import os
 
 import torch
@@ -249,13 +250,91 @@ def multi_head_golden():
     write("multi_head.txt", tensors, multi_head_golden.__doc__)
 
 
-def positional_golden():
-    """d2l's PositionalEncoding table P[:, :] for max_len 10, num_hiddens 6."""
-    P = torch.zeros(10, 6)
-    X = torch.arange(10, dtype=torch.float64).reshape(-1, 1) / torch.pow(10000, torch.arange(0, 6, 2) / 6)
+def sinusoid_rows(first, n, dim, base=10000.0):
+    """Rows first .. first + n - 1 of the sinusoidal table: P[i, 2m] = sin(i / base^(2m/d)), P[i, 2m+1] = cos(...)."""
+    P = torch.zeros(n, dim)
+    X = torch.arange(first, first + n, dtype=torch.float64).reshape(-1, 1) / torch.pow(base, torch.arange(0, dim, 2) / dim)
     P[:, 0::2] = torch.sin(X)
     P[:, 1::2] = torch.cos(X)
-    write("positional.txt", {"P": P}, positional_golden.__doc__)
+    return P
+
+
+def rope_rotate(x, first, base=10000.0):
+    """Turns each pair (2m, 2m+1) of x [B', n, p] at position i by the angle i * base^(-2m/p)."""
+    n, p = x.shape[1], x.shape[2]
+    angle = torch.arange(first, first + n, dtype=torch.float64).reshape(-1, 1) * torch.pow(base, -torch.arange(0, p, 2) / p)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    turned = torch.stack([even * angle.cos() - odd * angle.sin(), even * angle.sin() + odd * angle.cos()], dim=-1)
+    return turned.reshape(x.shape)
+
+
+def alibi_bias(heads, biased, q, k, causal):
+    """s_h (j - i) (causal) or -s_h |i - j|, s_h = 2^(-8 (h + 1) / biased) for the first `biased` heads; 0 for the others."""
+    offset = (k.reshape(1, -1) - q.reshape(-1, 1)).to(torch.float64)
+    slopes = torch.tensor([2.0 ** (-8.0 * (h + 1) / biased) if h < biased else 0.0 for h in range(heads)])
+    return slopes.reshape(-1, 1, 1) * (offset if causal else -offset.abs())
+
+
+def t5_bucket(relative, causal, buckets, max_distance):
+    """T5's _relative_position_bucket of relative = j - i (written from the paper's code)."""
+    out = torch.zeros_like(relative)
+    if causal:
+        d = (-relative).clamp(min=0)
+    else:
+        buckets //= 2
+        out = out + (relative > 0).long() * buckets
+        d = relative.abs()
+    exact = buckets // 2
+    large = exact + (torch.log(d.double().clamp(min=1) / exact) / math.log(max_distance / exact) * (buckets - exact)).long()
+    large = large.clamp(max=buckets - 1)
+    return out + torch.where(d < exact, d, large)
+
+
+def positional_goldens():
+    """Each built-in positional scheme inside one attention: X [2, 5, 8] at positions 3..7, heads 2
+    of size 4 (Q = K = V = split(add_to_input(X))), S = rotate(Q) rotate(K)^T / 2 + bias, softmax
+    over valid keys (causal: j <= i; bidirectional: lengths [5, 3]), out = merge(A V); out,
+    weights and the gradients of X and of the scheme's parameters for a random seed."""
+    first, n, dim, heads, p = 3, 5, 8, 2, 4
+    cases = [("none", {}, True), ("sinusoidal", {}, True), ("learned", {}, True), ("rope", {}, True),
+             ("rope_base100", {"base": 100.0}, False), ("alibi", {}, True), ("alibi", {}, False),
+             ("alibi_one_head", {"heads": 1}, True), ("t5_bias", {"buckets": 8, "max_distance": 6}, True),
+             ("t5_bias", {"buckets": 8, "max_distance": 6}, False)]
+    positions = torch.arange(first, first + n)
+    for case, options, causal in cases:
+        g = torch.Generator().manual_seed(31)
+        X = torch.randn(2, n, dim, generator=g).requires_grad_()
+        params = {}
+        y = X
+        if case == "sinusoidal":
+            y = X + sinusoid_rows(first, n, dim)
+        if case == "learned":
+            params["P"] = torch.randn(16, dim, generator=g).requires_grad_()
+            y = X + params["P"][first:first + n]
+        Q = y.reshape(2, n, heads, p).permute(0, 2, 1, 3).reshape(2 * heads, n, p)
+        q, k = Q, Q
+        if case.startswith("rope"):
+            q, k = rope_rotate(Q, first, options.get("base", 10000.0)), rope_rotate(Q, first, options.get("base", 10000.0))
+        S = q @ k.transpose(1, 2) / 2.0
+        bias = None
+        if case.startswith("alibi"):
+            bias = alibi_bias(heads, options.get("heads", heads), positions, positions, causal)
+        if case == "t5_bias":
+            params["bias"] = torch.randn(options["buckets"], heads, generator=g).requires_grad_()
+            bucket = t5_bucket(positions.reshape(1, -1) - positions.reshape(-1, 1), causal, options["buckets"], options["max_distance"])
+            bias = params["bias"][bucket].permute(2, 0, 1)
+        if bias is not None:
+            S = S + bias.repeat(2, 1, 1)
+        lens = torch.arange(1, n + 1).repeat(2 * heads, 1) if causal else torch.tensor([5, 5, 3, 3])
+        A = masked_softmax(S, lens)
+        out = (A @ Q).reshape(2, heads, n, p).permute(0, 2, 1, 3).reshape(2, n, dim)
+        seed = torch.randn(2, n, dim, generator=g)
+        out.backward(seed)
+        tensors = {"X": X, "seed": seed, "out": out, "weights": A, "dX": X.grad}
+        for key, t in params.items():
+            tensors["param." + key], tensors["grad." + key] = t, t.grad
+        write(f"positional_{case}_{'causal' if causal else 'bidirectional'}.txt", tensors,
+              f"positional scheme {case} {options}: " + " ".join(positional_goldens.__doc__.split()))
 
 
 def nadaraya_watson_golden():
@@ -406,4 +485,4 @@ if __name__ == "__main__":
     normalizer_goldens()
     cell_goldens()
     multi_head_golden()
-    positional_golden()
+    positional_goldens()

@@ -31,7 +31,7 @@ def attnlab_parameters(model):
     same, T = (lambda t: t), (lambda t: t.T)
     conv = lambda w: w.permute(2, 3, 1, 0).reshape(-1, w.shape[0])  # row (kr*p + kc)*C + ch
     out = [("patch_embedding.W", model.conv.weight, conv), ("patch_embedding.b", model.conv.bias, same),
-           ("cls", model.cls, same), ("positional", model.positional, same)]
+           ("cls", model.cls, same), ("positional.P", model.positional, lambda t: t[0])]
     for l, blk in enumerate(model.blocks):
         a, mlp1, mlp2 = blk.attention, blk.mlp[0], blk.mlp[3]
         out += [(f"block{l}.{name}", p, f) for name, p, f in [

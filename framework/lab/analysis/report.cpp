@@ -117,6 +117,7 @@ void run_section(const ResultsReader& file, const RunInfo& r, std::ostringstream
   if (!r.metrics.empty()) {
     Table t{"", {}, {{}}};
     for (const auto& [m, v] : r.metrics) {
+      if (is_length_metric(m)) continue;  // (the panel "At other lengths")
       t.header.push_back(m);
       t.cells[0].push_back(format_number(v));
     }
@@ -145,6 +146,11 @@ std::vector<Section> sections(const ResultsReader& file, const std::vector<RunIn
   s.push_back({"curves", "Training curves",
                "<p class=\"muted\">Each history column per sweep point: the mean over seeds, and a band of &plusmn; one "
                "standard deviation.</p><div id=\"curves-panel\"></div>\n"});
+  if (std::any_of(runs.begin(), runs.end(), [&](const RunInfo& r) { return !file.length_metrics(r.id).empty(); }))
+    s.push_back({"lengths", "At other lengths",
+                 "<p class=\"muted\">The final model evaluated with inputs of each length of <code>evaluation.lengths</code> (a "
+                 "text's context, a task's source length): each metric against the length, the mean over seeds and a band of "
+                 "&plusmn; one standard deviation.</p><div id=\"lengths-panel\"></div>\n"});
   s.push_back({"explorer", "Attention explorer",
                "<p class=\"muted\">Every layer and head of a run's maps. Hover a heatmap cell for its weight, a token for its "
                "lines (thickness = weight); the slider moves over the snapshots of <code>record.epochs</code>. The orange "

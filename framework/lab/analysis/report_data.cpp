@@ -115,10 +115,32 @@ void write_run(const ResultsReader& file, const RunInfo& r, JsonWriter& j) {
   j.end_object();
 }
 
+// Values of several runs: metric -> sweep point label -> x (an epoch, a length) -> one per run.
+using Series = std::map<std::string, std::map<std::string, std::map<double, std::vector<double>>>>;
+
+// `key`: {<metric>: [{label, epoch (the x values), mean, std}]}, the labels in their order.
+void write_series(JsonWriter& j, const std::string& key, const Series& values, const std::vector<std::string>& labels) {
+  j.key(key).object();
+  for (const auto& [name, by_label] : values) {
+    j.key(name).array();
+    for (const std::string& label : labels) {
+      if (!by_label.count(label)) continue;
+      std::vector<double> xs, mean, std;
+      for (const auto& [x, at] : by_label.at(label)) {
+        const auto [m, s] = mean_and_std(at);
+        xs.push_back(x), mean.push_back(m), std.push_back(s);
+      }
+      j.object().key("label").value(label).key("epoch").numbers(xs).key("mean").numbers(mean);
+      j.key("std").numbers(std).end_object();
+    }
+    j.end_array();
+  }
+  j.end_object();
+}
+
 // Per history column, per sweep point: the mean and std over the point's runs at each epoch.
 void write_curves(const ResultsReader& file, const std::vector<RunInfo>& runs, JsonWriter& j) {
-  // column -> label -> epoch -> values
-  std::map<std::string, std::map<std::string, std::map<double, std::vector<double>>>> values;
+  Series values;  // column -> label -> epoch -> values
   std::vector<std::string> labels;
   for (const RunInfo& r : runs) {
     const HistoryColumns history = file.history(r.id);
@@ -133,24 +155,22 @@ void write_curves(const ResultsReader& file, const std::vector<RunInfo>& runs, J
         for (std::size_t i = 0; i < column.size() && i < epoch->size(); ++i)
           if (std::isfinite(column[i])) values[name][label][(*epoch)[i]].push_back(column[i]);
   }
-  j.key("curves").object();
-  for (const auto& [name, by_label] : values) {
-    j.key(name).array();
-    for (const std::string& label : labels) {
-      if (!by_label.count(label)) continue;
-      std::vector<double> epochs, mean, std;
-      for (const auto& [epoch, at] : by_label.at(label)) {
-        const auto [m, s] = mean_and_std(at);
-        epochs.push_back(epoch);
-        mean.push_back(m);
-        std.push_back(s);
-      }
-      j.object().key("label").value(label).key("epoch").numbers(epochs).key("mean").numbers(mean);
-      j.key("std").numbers(std).end_object();
+  write_series(j, "curves", values, labels);
+}
+
+// Per metric of evaluation.lengths, per sweep point: the mean and std over the point's runs at
+// each length (the same shape as the curves, with the length in "epoch").
+void write_length_curves(const ResultsReader& file, const std::vector<RunInfo>& runs, JsonWriter& j) {
+  Series values;  // metric -> label -> length -> values
+  std::vector<std::string> labels;
+  for (const RunInfo& r : runs)
+    for (const auto& [length, metrics] : file.length_metrics(r.id)) {
+      const std::string label = sweep_point_label(r.point);
+      if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+      for (const auto& [name, value] : metrics)
+        if (std::isfinite(value) && !is_per_class_metric(name)) values[name][label][static_cast<double>(length)].push_back(value);
     }
-    j.end_array();
-  }
-  j.end_object();
+  write_series(j, "lengths", values, labels);
 }
 
 }  // namespace
@@ -170,6 +190,7 @@ std::string report_data(const ResultsReader& file, const std::vector<RunInfo>& r
   }
   j.end_array();
   write_curves(file, runs, j);
+  write_length_curves(file, runs, j);
   j.key("runs").array();
   for (const RunInfo& r : runs) write_run(file, r, j);
   j.end_array().end_object();

@@ -2,6 +2,7 @@
 // report_viewer.js; its shape is documented there and in docs/analysis.md):
 //   { name, groups: [{label, runs: [id...]}],                 runs grouped by sweep point
 //     curves: {<history column>: [{label, epoch, mean, std}]},  per sweep point, over seeds
+//     lengths: {<metric>: [{label, epoch (the lengths), mean, std}]},  evaluation.lengths, the same way
 //     runs: [{id, label, status, seed, examples: [{name, source, target, prediction,
 //             views: [{epoch ("final" or a number), maps: [{name, rows, columns, layers, heads,
 //                      queries, keys, gold, weights (flat [layer][head][query][key], 3 decimals)}]}]}]}] }

@@ -5,6 +5,7 @@
 //                 epoch slider over the snapshots, a heatmap and a BertViz-style token view
 //   side by side  two runs on the same example, and their difference map (B - A)
 //   curves        a history column per sweep point: mean line, mean +- std band, log-y toggle
+//   lengths       the same for each metric of evaluation.lengths against the input length
 // Every picture is an SVG element with a button that saves it as an .svg file.
 "use strict";
 (function () {
@@ -329,7 +330,8 @@
     for (let t = Math.ceil(lo / nice) * nice; t <= hi + 1e-12; t += nice) out.push(+t.toPrecision(10));
     return out;
   }
-  function chart(groups, metric, log) {
+  // x: "epoch" (a history) or "input length" (evaluation.lengths); groups keep x in .epoch
+  function chart(groups, metric, log, x) {
     const width = 640, height = 340, left = 64, right = 190, top = 28, bottom = 44;
     const ok = (v) => v !== null && isFinite(v) && (!log || v > 0);
     let lo = Infinity, hi = -Infinity, x0 = Infinity, x1 = -Infinity;
@@ -343,14 +345,14 @@
     const X = (e) => left + (x1 > x0 ? ((e - x0) / (x1 - x0)) : 0.5) * (width - left - right);
     const Y = (v) => top + (1 - (fy(v) - fy(lo)) / (fy(hi) - fy(lo))) * (height - top - bottom);
     const figure = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "chart", "data-log": log ? "1" : "0" });
-    figure.append(svg("rect", { width, height, fill: "white" }), text(left, 16, `${metric} per epoch: mean ± std over seeds`, { "font-size": 13 }));
+    figure.append(svg("rect", { width, height, fill: "white" }), text(left, 16, `${metric} ${x === "epoch" ? "per epoch" : "at each " + x}: mean ± std over seeds`, { "font-size": 13 }));
     for (const t of ticks(lo, hi, log)) {
       figure.append(svg("line", { x1: left, x2: width - right, y1: Y(t), y2: Y(t), stroke: "#eee" }),
                     text(left - 6, Y(t) + 4, fmt(t), { "text-anchor": "end", class: "y-tick" }));
     }
     for (const t of ticks(x0, x1 > x0 ? x1 : x0 + 1, false).filter((t) => Number.isInteger(t) && t >= x0 && t <= x1))
       figure.append(text(X(t), height - bottom + 16, t, { "text-anchor": "middle" }));
-    figure.append(text((left + width - right) / 2, height - 8, "epoch", { "text-anchor": "middle" }),
+    figure.append(text((left + width - right) / 2, height - 8, x, { "text-anchor": "middle" }),
                   svg("rect", { x: left, y: top, width: width - left - right, height: height - top - bottom, fill: "none", stroke: "#999" }));
     groups.forEach((g, k) => curve(figure, g, PALETTE[k % PALETTE.length], X, Y, ok, { x: width - right + 10, y: top + 14 + 16 * k }));
     return figure;
@@ -368,17 +370,18 @@
     figure.append(line, svg("rect", { x: legend.x, y: legend.y - 9, width: 12, height: 10, fill: colour }),
                   text(legend.x + 16, legend.y, g.label.slice(0, 28) + (pts.length ? "" : " (no finite value)")));
   }
-  function curves(root) {
-    const names = Object.keys(data.curves);
-    if (names.length === 0) { root.append(html("p", { class: "muted" }, "No run has a per-epoch history.")); return; }
-    const state = { metric: names.includes("train_loss") ? "train_loss" : names[0], log: false };
+  // One metric of `source` at a time (a select), against x.
+  function curves(root, source, x, preferred, empty) {
+    const names = Object.keys(source);
+    if (names.length === 0) { root.append(html("p", { class: "muted" }, empty)); return; }
+    const state = { metric: preferred.find((n) => names.includes(n)) || names[0], log: false };
     function redraw() {
       const log = html("input", { type: "checkbox", "data-control": "log-y" });
       log.checked = state.log;
       log.addEventListener("change", () => { state.log = log.checked; redraw(); });
       const controls = html("div", { class: "controls" },
         select("metric", names.map((n) => [n, n]), state.metric, (v) => { state.metric = v; redraw(); }), html("label", {}, log, " log y"));
-      const figure = chart(data.curves[state.metric], state.metric, state.log);
+      const figure = chart(source[state.metric], state.metric, state.log, x);
       root.replaceChildren(controls, panel(`${data.name} ${state.metric}`, figure));
       Object.assign(root.dataset, { metric: state.metric, log: state.log ? "1" : "0" });
     }
@@ -387,6 +390,8 @@
 
   explorer(document.getElementById("explorer-panel"));
   sideBySide(document.getElementById("compare-panel"));
-  curves(document.getElementById("curves-panel"));
+  curves(document.getElementById("curves-panel"), data.curves, "epoch", ["train_loss"], "No run has a per-epoch history.");
+  const lengths = document.getElementById("lengths-panel");
+  if (lengths) curves(lengths, data.lengths, "input length", ["valid_ppl", "valid_exact_match", "valid_accuracy"], "");
   window.attnlabReport = { svgText, data };
 })();

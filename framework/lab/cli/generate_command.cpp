@@ -78,7 +78,12 @@ int generate(const std::vector<std::string>& args) {
   if (const std::size_t limit = generator->max_positions(); limit && prompt.size() + options.steps > limit)
     throw UsageError("the model's positions stop at " + std::to_string(limit) + " (its positional table, option max_len): a prompt of " +
                      std::to_string(prompt.size()) + " tokens leaves " + (prompt.size() < limit ? std::to_string(limit - prompt.size()) : "no") +
-                     " steps; ask for fewer, or train with positional none");
+                     " steps; ask for fewer, or train with a scheme without a table (sinusoidal, rope, alibi, t5_bias, none)");
+  if (const std::size_t trained = dynamic_cast<Classifier&>(*parts->model).data().max_len; prompt.size() + options.steps > trained)
+    std::fprintf(stderr, "note: the model was trained on windows of %zu tokens; this text reaches position %zu, further than any it "
+                         "saw: it writes on all the same (how well a model reads past its training length: evaluation.lengths, "
+                         "docs/concepts/length-generalization.md)\n",
+                 trained, prompt.size() + options.steps - 1);
   Rng rng(static_cast<std::uint64_t>(a.integer("--seed", 1, 0, 1 << 30)));
   const Generation g = generator->generate(prompt, options, rng);
   std::vector<int> all = prompt;
@@ -86,6 +91,9 @@ int generate(const std::vector<std::string>& args) {
   std::string text;
   for (int t : all) text += vocab.token(t);
   std::printf("%s\n", text.c_str());
+  if (g.cache_keys.size() == 3)
+    std::fprintf(stderr, "key/value cache: %.1f KB (%zu positions x %zu key/value heads of %zu, keys and values, every layer)\n",
+                 static_cast<double>(g.cache_bytes) / 1024.0, g.cache_keys[1], g.cache_keys[0], g.cache_keys[2]);
   if (a.flag("--attention")) print_attention(g, all, vocab, prompt.size());
   return 0;
 }

@@ -25,6 +25,7 @@ inline std::string attention_metrics_of(const std::string& id) { return group_of
 inline std::string data_of(const std::string& id) { return group_of(id) + "/data"; }
 inline std::string vocab_of(const std::string& id) { return group_of(id) + "/vocab"; }
 inline std::string probes_of(const std::string& id) { return group_of(id) + "/probes"; }
+inline std::string lengths_of(const std::string& id) { return group_of(id) + "/lengths"; }
 inline const std::string probe_prefix = "probe_";
 // Below a history group: per-head attention metrics and the snapshots of the recorded maps.
 inline const std::string history_attention = "attention";

@@ -293,6 +293,26 @@ void remove_leftovers(const std::string& path) {
 
 namespace {
 
+// lengths/length and one column per metric, float64 [length] (NaN where a length lacks it).
+void write_length_metrics(Hdf5File& f, const std::string& group, const LengthMetrics& lengths) {
+  if (lengths.empty()) return;
+  f.create_group(group);
+  std::vector<double> length;
+  std::map<std::string, std::vector<double>> columns;
+  for (const auto& [l, metrics] : lengths)
+    for (const auto& kv : metrics) columns[kv.first];
+  for (const auto& [l, metrics] : lengths) {
+    length.push_back(static_cast<double>(l));
+    for (auto& [name, column] : columns) column.push_back(metrics.count(name) ? metrics.at(name) : std::nan(""));
+  }
+  f.write(group + "/length", length);
+  describe(f, group + "/length", "length", "positions", "the input length each column's entry was evaluated at (evaluation.lengths)");
+  for (const auto& [name, column] : columns) {
+    f.write(group + "/" + name, column);
+    describe(f, group + "/" + name, "length", "metric", "the final model's " + name + " at each length");
+  }
+}
+
 void write_run_into(Hdf5File& f, const RunRecord& r) {
   const std::string g = group_of(r.id);
   f.remove(g);
@@ -312,6 +332,7 @@ void write_run_into(Hdf5File& f, const RunRecord& r) {
     f.write(vocab_of(r.id) + "/target", r.tgt_vocab);
     f.set_attr(vocab_of(r.id), "num_steps", static_cast<long>(r.num_steps));
   }
+  write_length_metrics(f, lengths_of(r.id), r.length_metrics);
 }
 
 void write_summary_into(Hdf5File& f, const Summary& s) {
@@ -439,6 +460,8 @@ RunInfo ResultsReader::run(const std::string& id) const {
   r.resumed_from_epoch = count_attr_or(file_, g, "resumed_from_epoch", most_epochs, 0);
   for (const std::string& a : file_.attr_names(g))
     if (a.rfind(metric_prefix, 0) == 0) r.metrics[a.substr(metric_prefix.size())] = file_.attr_double(g, a);
+  for (const auto& [length, metrics] : length_metrics(id))
+    for (const auto& [name, value] : metrics) r.metrics[length_metric_name(name, length)] = value;
   return r;
 }
 
@@ -446,6 +469,20 @@ std::vector<RunInfo> ResultsReader::runs() const {
   std::vector<RunInfo> out;
   for (const std::string& id : run_ids()) out.push_back(run(id));
   std::stable_sort(out.begin(), out.end(), [](const RunInfo& a, const RunInfo& b) { return a.index < b.index; });
+  return out;
+}
+
+LengthMetrics ResultsReader::length_metrics(const std::string& id) const {
+  const std::string g = lengths_of(known(id));
+  LengthMetrics out;
+  if (!file_.exists(g + "/length")) return out;
+  for (const double l : file_.read_doubles(g + "/length")) out.emplace_back(static_cast<std::size_t>(l), Metrics{});
+  for (const std::string& column : file_.children(g)) {
+    if (column == "length") continue;
+    const std::vector<double> values = file_.read_doubles(g + "/" + column);
+    for (std::size_t i = 0; i < values.size() && i < out.size(); ++i)
+      if (!std::isnan(values[i])) out[i].second[column] = values[i];
+  }
   return out;
 }
 

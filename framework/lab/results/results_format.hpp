@@ -17,6 +17,7 @@
 //   /runs/<id>/probes/probe_<n>/<map>/...          inputs typed to `attnlab probe`
 //   /runs/<id>/data/<name>     arrays a picture needs (Nadaraya-Watson)
 //   /runs/<id>/vocab/{source, target}, attr num_steps
+//   /runs/<id>/lengths/{length, <metric>}   float64 [length]: the final model at other lengths
 //   /summary/                  the comparison table
 // Checkpoints (one file per run): /trainer/{params, optimizer, best, history} and attributes.
 //
@@ -38,6 +39,9 @@
 
 namespace attn {
 
+// The metrics of one model at several input lengths, by length (evaluation.lengths).
+using LengthMetrics = std::vector<std::pair<std::size_t, Metrics>>;
+
 constexpr const char* results_format_name = "attnlab-results";
 // 2: history has grad_norm, the root has format_version. Files of format 1 (attnlab before the
 // core/lab split, no format_version attribute) still read.
@@ -47,7 +51,8 @@ constexpr const char* results_format_name = "attnlab-results";
 // dims/units/description on the arrays. Readers take each of them as optional.
 // 5: classifiers' arrays (data/confusion, probe_images, probe_frames, probe_times,
 // probe_lengths, adjacency) and the per-epoch arrays history/arrays/<name>. Optional too.
-constexpr long results_format_version = 5;
+// 6: lengths/ (evaluation.lengths: the final model's metrics at each length). Optional.
+constexpr long results_format_version = 6;
 constexpr const char* attnlab_version = "0.2.0";
 
 // What the root of a results file says about it.
@@ -79,6 +84,7 @@ struct RunRecord {
   NamedTensors plot_data;               // Model::plot_data()
   std::vector<std::string> src_vocab, tgt_vocab;  // sequence data only (for `attnlab translate`)
   std::size_t num_steps = 0;
+  LengthMetrics length_metrics;         // evaluation.lengths: the final model at each length
 };
 
 // The history as columns: epoch, train_loss, grad_norm, seconds, then each metric (NaN in the
@@ -127,6 +133,8 @@ class ResultsReader {
   Tensor param(const std::string& id, const std::string& dotted_name) const;
   // Every history column, sorted by name; empty when the run trained nothing.
   HistoryColumns history(const std::string& id) const;
+  // The final model's metrics at each length of evaluation.lengths (empty: none evaluated).
+  LengthMetrics length_metrics(const std::string& id) const;
   std::vector<std::string> examples(const std::string& id) const;  // "example_0", ...
   std::vector<std::string> probes(const std::string& id) const;    // "probe_0", ... (attnlab probe)
   static std::string example_name(std::size_t index);                // probe-set example index -> "example_<index>"

@@ -101,6 +101,15 @@ const std::vector<std::string> per_class_prefixes = {"valid_accuracy.", "trainse
 
 bool is_attention_metric(const std::string& m) { return m.rfind(attention_prefix, 0) == 0; }
 
+bool is_length_metric(const std::string& m) { return m.find('@') != std::string::npos; }
+
+std::pair<std::string, std::size_t> length_metric_parts(const std::string& m) {
+  const std::size_t at = m.rfind('@');
+  return {m.substr(0, at), static_cast<std::size_t>(std::stoull(m.substr(at + 1)))};
+}
+
+std::string length_metric_name(const std::string& metric, std::size_t length) { return metric + "@" + std::to_string(length); }
+
 bool is_per_class_metric(const std::string& m) {
   return std::any_of(per_class_prefixes.begin(), per_class_prefixes.end(), [&](const std::string& p) { return m.rfind(p, 0) == 0; });
 }
@@ -200,6 +209,32 @@ std::optional<Table> class_table(const Summary& s) {
   return t;
 }
 
+// The metrics a table by length shows (others: the CSV), in this order, when the runs report them.
+const std::vector<std::string> length_headlines = {"valid_ppl", "valid_exact_match", "valid_token_acc", "valid_accuracy"};
+
+// sweep point x length -> one headline metric (± over seeds), a table per metric.
+std::vector<Table> length_tables(const Summary& s) {
+  std::vector<Table> out;
+  for (const std::string& headline : length_headlines) {
+    std::vector<std::size_t> lengths;
+    for (const std::string& m : s.metrics)
+      if (is_length_metric(m) && length_metric_parts(m).first == headline) lengths.push_back(length_metric_parts(m).second);
+    if (lengths.empty()) continue;
+    std::sort(lengths.begin(), lengths.end());
+    Table t{headline + " at each evaluated length (evaluation.lengths; per run: /runs/<id>/lengths)", {"sweep point"}, {}};
+    for (const std::size_t l : lengths) t.header.push_back(std::to_string(l));
+    for (const SummaryRow& r : s.rows) {
+      std::vector<std::string> line = {r.point};
+      for (const std::size_t l : lengths) line.push_back(mean_std(r, length_metric_name(headline, l)));
+      t.cells.push_back(std::move(line));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+bool in_main_table(const std::string& m) { return !is_attention_metric(m) && !is_per_class_metric(m) && !is_length_metric(m); }
+
 }  // namespace
 
 std::string format_number(double v) { return cell(v, TableFormat::text); }
@@ -207,16 +242,17 @@ std::string format_number(double v) { return cell(v, TableFormat::text); }
 std::vector<Table> summary_tables(const Summary& s) {
   Table main{"", {"sweep point", "runs ok"}, {}};
   for (const auto& m : s.metrics)
-    if (!is_attention_metric(m) && !is_per_class_metric(m)) main.header.push_back(m);
+    if (in_main_table(m)) main.header.push_back(m);
   main.header.push_back("wall s");
   for (const SummaryRow& r : s.rows) {
     std::vector<std::string> line = {r.point, std::to_string(r.ok) + "/" + std::to_string(r.runs)};
     for (const auto& m : s.metrics)
-      if (!is_attention_metric(m) && !is_per_class_metric(m)) line.push_back(mean_std(r, m));
+      if (in_main_table(m)) line.push_back(mean_std(r, m));
     line.push_back(format_number(r.wall_mean));
     main.cells.push_back(std::move(line));
   }
   std::vector<Table> tables = {std::move(main)};
+  for (Table& t : length_tables(s)) tables.push_back(std::move(t));
   if (auto per_class = class_table(s)) tables.push_back(std::move(*per_class));
   if (auto attention = attention_table(s)) tables.push_back(std::move(*attention));
   return tables;

@@ -53,8 +53,9 @@ struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> cells;
 };
-// The comparison tables: the metrics per sweep point, then (when runs measured attention) the
-// attention metrics per sweep point and map kind; numbers by format_number, "mean ± std".
+// The comparison tables: the metrics per sweep point, then (when runs were evaluated at other
+// lengths) the headline metrics per sweep point and length, then (when runs measured attention)
+// the attention metrics per sweep point and map kind; numbers by format_number, "mean ± std".
 std::vector<Table> summary_tables(const Summary& s);
 // Text and Markdown: the metrics table, then (when runs measured attention) a table of the
 // attention metrics per sweep point and map kind. CSV: one table of every column, named as the
@@ -67,6 +68,11 @@ std::string render_table(const std::vector<std::string>& header, const std::vect
 bool is_attention_metric(const std::string& name);
 // Whether `name` is a classifier's metric of one class ("valid_accuracy.<class>").
 bool is_per_class_metric(const std::string& name);
+// A metric of the final model at another input length (evaluation.lengths) is named
+// "<metric>@<length>" ("valid_ppl@512"): is `name` one, and its two parts.
+bool is_length_metric(const std::string& name);
+std::pair<std::string, std::size_t> length_metric_parts(const std::string& name);
+std::string length_metric_name(const std::string& metric, std::size_t length);
 std::pair<std::string, std::string> attention_metric_parts(const std::string& name);
 // The one rounding rule of every number a person reads (compare, report, inspect): 4 decimals,
 // or 3 significant digits when very large or very small.

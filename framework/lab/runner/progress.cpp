@@ -46,8 +46,8 @@ std::string Progress::line_for(const std::string& id, const Active& a) const {
   char loss[32] = "-";
   if (a.epoch > 0) std::snprintf(loss, sizeof loss, "%.4g", a.loss);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  %-36s epoch %4zu/%-4zu  loss %-10s  eta %s", id.c_str(), a.epoch, a.epochs, loss,
-                eta.c_str());
+  if (!a.stage.empty()) std::snprintf(buf, sizeof buf, "  %-36s %s", id.c_str(), a.stage.c_str());
+  else std::snprintf(buf, sizeof buf, "  %-36s epoch %4zu/%-4zu  loss %-10s  eta %s", id.c_str(), a.epoch, a.epochs, loss, eta.c_str());
   return buf;
 }
 
@@ -71,6 +71,15 @@ void Progress::epoch(const std::string& id, std::size_t epoch, double loss) {
     std::fprintf(out_, "%s\n", line_for(id, a).c_str());
     std::fflush(out_);
   }
+}
+
+void Progress::stage(const std::string& id, const std::string& what) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Active& a = active_[id];
+  a.stage = what;
+  if (terminal_) return;
+  std::fprintf(out_, "%s\n", line_for(id, a).c_str());
+  std::fflush(out_);
 }
 
 void Progress::finished(const std::string& id, const std::string& status, double seconds, const std::string& note) {

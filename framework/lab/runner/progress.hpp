@@ -19,6 +19,8 @@ class Progress {
   // A run at sweep position `index` starts, to train `epochs` epochs (0: nothing to train).
   void started(const std::string& id, std::size_t index, std::size_t epochs);
   void epoch(const std::string& id, std::size_t epoch, double loss);  // from worker threads
+  // What a run does after training, e.g. "evaluating at length 512 (2 of 3)" (from worker threads).
+  void stage(const std::string& id, const std::string& what);
   void finished(const std::string& id, const std::string& status, double seconds, const std::string& note);
   void redraw();  // terminal mode: refresh the status area (called periodically)
   void done();    // leave the final state on screen
@@ -28,6 +30,7 @@ class Progress {
     std::size_t epoch = 0, epochs = 0;
     double loss = 0.0;
     std::chrono::steady_clock::time_point start;
+    std::string stage = {};  // after training
   };
   void clear_area();
   std::string line_for(const std::string& id, const Active& a) const;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "attnlab/models/sequence_model.hpp"
+#include "lab/runner/length_evaluation.hpp"
 
 namespace attn {
 namespace {
@@ -113,12 +114,12 @@ RunRecord execute_run(const RunPlan& plan, const Registries& registries, const s
   try {
     const auto parts = build_run(plan, registries, spec_dir, limit);
     Trainer trainer(*parts->model, parts->params, registries, plan.training, plan.seed);
-    if (observer.started) observer.started(parts->model->trainable() ? plan.training.epochs : 0);
+    if (observer.started) observer.started(parts->model->trainable() ? trainer.epochs() : 0);
     if (checkpoint) r.resumed_from_epoch = load_checkpoint(trainer, *checkpoint);
     auto saved_at = std::chrono::steady_clock::now();
     r.status = trainer.run([&](const EpochRecord& e) {
       const bool go_on = !observer.epoch || observer.epoch(e);
-      const bool due = checkpoint && checkpoint->every_seconds > 0 && e.epoch < plan.training.epochs &&
+      const bool due = checkpoint && checkpoint->every_seconds > 0 && e.epoch < trainer.epochs() &&
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - saved_at).count() >= checkpoint->every_seconds;
       if (checkpoint && (!go_on || due)) {
         save_checkpoint(trainer, *checkpoint);
@@ -128,6 +129,7 @@ RunRecord execute_run(const RunPlan& plan, const Registries& registries, const s
     });
     r.history = trainer.history();
     collect_results(plan, *parts, r);
+    if (succeeded(r.status)) r.length_metrics = evaluate_at_lengths(plan, *parts, registries, spec_dir, limit, observer.stage);
   } catch (const std::bad_alloc&) {
     r.status = RunStatus::failed;
     r.error = "ran out of memory: the machine could not give what the run asked for (more than its estimate at "
@@ -202,6 +204,7 @@ std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& regist
       check_early_stopping_metric(plan, *parts->model, found);
       check_model_takes_training(plan, *parts->model, found);
       check_recorded_examples(plan, parts->data, found);
+      check_lengths(plan, *parts, registries, spec.directory, limit, found);
     } catch (const SpecError& e) {
       found.push_back({e.where(), e.message()});
     } catch (const std::exception& e) {  // a plugin that misbehaves when the model is evaluated

@@ -281,6 +281,7 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
                                          options.checkpoint_seconds, options.resume};
           RunObserver observer;
           observer.started = [&](std::size_t epochs) { progress.started(plan->id, plan->index, epochs); };
+          observer.stage = [&](const std::string& what) { progress.stage(plan->id, what); };
           observer.epoch = [&](const EpochRecord& e) {
             progress.epoch(plan->id, e.epoch, e.train_loss);
             return !interrupted.load();
@@ -319,8 +320,10 @@ int validate_experiment(const std::string& spec_path, const RunnerOptions& optio
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return 2;
   std::printf("%s: valid; %zu run%s:\n", spec_path.c_str(), p->spec.runs.size(), p->spec.runs.size() == 1 ? "" : "s");
-  for (const RunPlan& r : p->spec.runs)
-    std::printf("  %-40s %s on %s, %zu epochs\n", r.id.c_str(), r.model.c_str(), r.dataset.c_str(), r.training.epochs);
+  for (const RunPlan& r : p->spec.runs) {
+    const std::string length = r.training.steps > 0 ? std::to_string(r.training.steps) + " steps" : std::to_string(r.training.epochs) + " epochs";
+    std::printf("  %-40s %s on %s, %s\n", r.id.c_str(), r.model.c_str(), r.dataset.c_str(), length.c_str());
+  }
   return 0;
 }
 

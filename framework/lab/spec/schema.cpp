@@ -185,6 +185,9 @@ std::vector<SpecKey> training_keys() {
                                                         "linear: the floor of the ratio"),
       bound<&P::training, &T::epochs>("training.epochs", V::integer, between(0, 1e9),
                                       "passes over the training data (0: evaluate the untrained model)"),
+      bound<&P::training, &T::steps>("training.steps", V::integer, between(1, 1e12),
+                                     "updates in all, instead of epochs: ceil(steps / updates per epoch) epochs, the last one "
+                                     "cut after the steps-th update (d2l's fixed-step loops)", "(off: whole epochs)"),
       bound<&P::training, &T::batch_size>("training.batch_size", V::integer, between(1, 1e9),
                                           "examples per step; the last batch may be smaller"),
       bound<&P::training, &T::clip>("training.clip", V::real, at_least(0), "global gradient-norm limit; 0 turns clipping off"),
@@ -209,6 +212,10 @@ std::vector<SpecKey> evaluation_keys() {
                                        "beam-search length penalty for `attnlab translate`: score = log P / L^alpha"),
       bound<&P::max_len>("evaluation.max_len", V::integer, between(1, 1000), "most decoding steps for `attnlab translate`",
                          "the dataset's `num_steps`"),
+      bound<&P::lengths>("evaluation.lengths", V::int_list, between(1, 1e6),
+                         "after training, also evaluate the final model with the dataset's inputs at each length (a text's "
+                         "context, a task's source length): metrics per length in the results, `compare` and the report",
+                         "`[]`"),
       bound<&P::training, &T::attention, &A::examples>("record.attention", V::int_list, between(0, 1e9),
                                                       "probe-set examples whose attention maps are saved (the probe set is the same for every seed)"),
       bound<&P::training, &T::attention, &A::epochs>("record.epochs", V::int_list, between(1, 1e9),

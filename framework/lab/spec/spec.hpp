@@ -67,6 +67,7 @@ struct RunPlan {
   TrainConfig training;
   DecodeOptions evaluation;                            // beam and alpha (max_len: below)
   std::optional<std::size_t> max_len;                 // decoding steps; unset: the dataset's num_steps
+  std::vector<std::size_t> lengths;                    // evaluation.lengths: the final model at other lengths
   std::string config_yaml() const;  // the resolved config, as YAML
   SweepPoint overrides() const;      // the keys set by --set, and their values, by key
 };

@@ -71,6 +71,9 @@ void check_training_plan(const RunPlan& plan, std::vector<Diagnostic>& out) {
     out.push_back({where_of(plan, "training.schedule.min_lr", ""), "'training.schedule.min_lr' (" + plan.values.at("training.schedule.min_lr").text() +
                                                                          ") must not exceed 'training.lr'"});
   check_rules(plan, sampling_rules, "training.scheduled_sampling.decay", t.teacher_forcing.decay, out);
+  if (plan.values.count("training.steps") && plan.values.count("training.epochs"))
+    out.push_back({where_of(plan, "training.steps", ""), "give 'training.steps' (updates in all) or 'training.epochs' (whole passes), "
+                                                         "not both: the steps decide how many epochs there are"});
   const double k = t.teacher_forcing.k;
   if (t.teacher_forcing.decay == "exponential" && k >= 1.0)
     out.push_back({where_of(plan, "training.scheduled_sampling.k", ""), "exponential decay needs k < 1 (the ratio is multiplied by k each update)"});

@@ -1,5 +1,5 @@
-// The one header a plugin includes: the core (tensors, autodiff, layers, positional encoding,
-// gradcheck), the four plugin interfaces with their helper bases (GatedCell, ProjectedMode),
+// The one header a plugin includes: the core (tensors, autodiff, layers, gradcheck), the five
+// plugin interfaces with their helper bases (GatedCell, ProjectedMode),
 // options, the registries, and the entry-point macro. Nothing of the lab (HDF5, YAML, TBB) is
 // reachable from here.
 //
@@ -12,7 +12,7 @@
 // calling anything else.
 #pragma once
 
-#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/attention/rotation.hpp"
 #include "attnlab/attnlab.hpp"
 #include "attnlab/plugins/gated_cell.hpp"
 #include "attnlab/plugins/projected_mode.hpp"
@@ -34,7 +34,9 @@
 // 9: Data holds a third family, VectorData (sets of vectors: images, graphs, frames, labelled
 //    token sets), so ModelArgs and DatasetSource::load changed; Attention's call takes a score
 //    bias.
-#define ATTNLAB_PLUGIN_API_VERSION 9
+// 10: a fifth plugin kind, positional schemes (PluginKinds and Registries gained a registry);
+//    AttentionConfig::positions is a checked positional scheme.
+#define ATTNLAB_PLUGIN_API_VERSION 10
 
 namespace attn {
 

@@ -20,20 +20,21 @@ struct Registries : PluginKinds {
   // Applies `f` to each registry (to set origins and to list them uniformly).
   template <class F>
   void each(F&& f) {
-    f(scoring), f(cells), f(modes), f(normalizers), f(models), f(datasets), f(optimizers);
+    f(scoring), f(cells), f(modes), f(normalizers), f(positional), f(models), f(datasets), f(optimizers);
   }
   template <class F>
   void each(F&& f) const {
-    f(scoring), f(cells), f(modes), f(normalizers), f(models), f(datasets), f(optimizers);
+    f(scoring), f(cells), f(modes), f(normalizers), f(positional), f(models), f(datasets), f(optimizers);
   }
   // Moves every plugin of `staged` here, all or nothing across kinds (duplicates throw).
   void absorb(Registries&& staged) {
     scoring.check_absorb(staged.scoring), cells.check_absorb(staged.cells), modes.check_absorb(staged.modes);
-    normalizers.check_absorb(staged.normalizers);
+    normalizers.check_absorb(staged.normalizers), positional.check_absorb(staged.positional);
     models.check_absorb(staged.models), datasets.check_absorb(staged.datasets);
     optimizers.check_absorb(staged.optimizers);
     scoring.absorb(std::move(staged.scoring)), cells.absorb(std::move(staged.cells));
     modes.absorb(std::move(staged.modes)), normalizers.absorb(std::move(staged.normalizers));
+    positional.absorb(std::move(staged.positional));
     models.absorb(std::move(staged.models));
     datasets.absorb(std::move(staged.datasets)), optimizers.absorb(std::move(staged.optimizers));
   }

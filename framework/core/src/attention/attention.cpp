@@ -79,7 +79,14 @@ Attention::Attention(const PluginKinds& kinds, const ParamScope& scope, const At
                             heads_ ? heads_->head_dim() : mode_.key_dim())),
       normalizer_(make_normalizer(kinds, config.normalizer, scope.child("normalizer"))),
       positions_(config.positions),
-      dropout_(config.dropout) {}
+      dropout_(config.dropout) {
+  const std::size_t heads = heads_ ? heads_->output_dim() / heads_->head_dim() : 1;
+  const std::size_t head_dim = heads_ ? heads_->head_dim() : mode_.query_dim();
+  if (positions_ && (positions_->heads != heads || (positions_->traits.rotates && positions_->head_dim != head_dim)))
+    throw std::invalid_argument(positions_->who + " was made for " + std::to_string(positions_->heads) + " heads of size " +
+                                std::to_string(positions_->head_dim) + "; this attention has " + std::to_string(heads) + " of size " +
+                                std::to_string(head_dim));
+}
 
 AttentionResult Attention::operator()(const AttentionSources& sources, const ValidLens& lens,
                                       const ForwardContext& context, const Var& score_bias) const {
@@ -95,10 +102,10 @@ AttentionResult Attention::operator()(const AttentionSources& sources, const Val
 // Queries at positions q0.., keys at k0.. (a cache's new keys): rotated as the positional scheme
 // says, and its bias per head added to `bias` (rows b * heads + h, as split_heads orders them).
 Var Attention::with_positions(FormedQkv& qkv, std::size_t q0, std::size_t k0, const Var& bias) const {
-  qkv.queries = positions_->rotate(qkv.queries, q0);
-  qkv.keys = positions_->rotate(qkv.keys, k0);
-  const std::size_t rows = qkv.queries.dim(0), heads = heads_ ? heads_->output_dim() / heads_->head_dim() : 1;
-  const Var per_head = positions_->bias(heads, q0, qkv.queries.dim(1), k0 + qkv.keys.dim(1));  // [heads, n_q, n_k]
+  qkv.queries = positions_->rotate(qkv.queries, q0, Role::queries);
+  qkv.keys = positions_->rotate(qkv.keys, k0, Role::keys);
+  const std::size_t rows = qkv.queries.dim(0), heads = positions_->heads;
+  const Var per_head = positions_->bias(q0, qkv.queries.dim(1), 0, k0 + qkv.keys.dim(1));  // [heads, n_q, n_k]
   if (!per_head.defined()) return bias;
   IntTensor index = IntTensor::from_shape({rows});
   for (std::size_t r = 0; r < rows; ++r) index(r) = static_cast<int>(r % heads);
@@ -144,18 +151,19 @@ AttentionResult Attention::over_memory(const AttentionSources& sources, const Va
 AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, const ForwardContext& context,
                                   const Var& score_bias) const {
   const ValidLens lens = heads_ ? heads_->repeat(mask) : mask;
+  const FormedQkv shared = heads_ ? FormedQkv{qkv.queries, heads_->share(qkv.keys), heads_->share(qkv.values)} : qkv;
   AttentionResult pooled;
   if (scoring_.dot_scale && normalizer_.masked_softmax && !score_bias.defined()) {
     // A dot product and a softmax: fused (the same arithmetic and the same dropout mask; the
     // scores are never stored, and the weights are a constant).
-    FusedAttention fused = softmax_attention(qkv.queries, qkv.keys, qkv.values, *scoring_.dot_scale, lens,
+    FusedAttention fused = softmax_attention(shared.queries, shared.keys, shared.values, *scoring_.dot_scale, lens,
                                              context.draw_dropout(dropout_));
     pooled = {std::move(fused.output), std::move(fused.weights)};   // [B', n_q, p_v], [B', n_q, n_k]
   } else {
-    Var scores = scoring_(qkv.queries, qkv.keys);                // [B', n_q, n_k]
+    Var scores = scoring_(shared.queries, shared.keys);                // [B', n_q, n_k]
     if (score_bias.defined()) scores = scores + score_bias;       // (already per row of heads)
     const Var weights = normalizer_(scores, lens);                // [B', n_q, n_k]
-    pooled = attention_pooling(weights, qkv.values, dropout_, context);
+    pooled = attention_pooling(weights, shared.values, dropout_, context);
   }
   return heads_ ? heads_->merge(pooled) : pooled;
 }

@@ -6,10 +6,14 @@
 namespace attn {
 namespace {
 
-const MultiHead& checked(const MultiHead& c) {
+MultiHead checked(MultiHead c) {
   if (c.heads == 0 || c.hidden % c.heads != 0)
     throw std::invalid_argument("multi-head attention: hidden size " + std::to_string(c.hidden) +
                                 " must be a positive multiple of the number of heads " + std::to_string(c.heads));
+  if (c.kv_heads == 0) c.kv_heads = c.heads;
+  if (c.heads % c.kv_heads != 0)
+    throw std::invalid_argument("grouped-query attention: kv_heads (" + std::to_string(c.kv_heads) + ") must divide heads (" +
+                                std::to_string(c.heads) + "), each key/value head serving as many query heads");
   return c;
 }
 
@@ -31,25 +35,35 @@ HeadProjections::HeadProjections(const ParamScope& scope, const MultiHead& confi
                                  std::size_t key_dim, std::size_t value_dim)
     : config_(checked(config)),
       w_q_(scope.child("W_q"), query_dim, config.hidden, config.bias),
-      w_k_(scope.child("W_k"), key_dim, config.hidden, config.bias),
-      w_v_(scope.child("W_v"), value_dim, config.hidden, config.bias),
+      w_k_(scope.child("W_k"), key_dim, config_.kv_heads * head_dim(), config.bias),
+      w_v_(scope.child("W_v"), value_dim, config_.kv_heads * head_dim(), config.bias),
       w_o_(scope.child("W_o"), config.hidden, config.hidden, config.bias) {}
 
 // Sources that are one sequence are projected by one product: Q, K, V of self-attention
 // (x [W_q | W_k | W_v]), or K, V of attention over a memory (m [W_k | W_v]).
 FormedQkv HeadProjections::split(const FormedQkv& formed) const {
-  const std::size_t h = config_.heads, d = config_.hidden;
+  const std::size_t h = config_.heads, g = config_.kv_heads, d = config_.hidden, kv = g * head_dim();
   const bool kv_one = formed.keys.node() == formed.values.node();
   if (kv_one && formed.queries.node() == formed.keys.node()) {
-    const Var qkv = project_together(formed.queries, {&w_q_, &w_k_, &w_v_}, config_.bias);  // [B, n, 3 hidden]
-    return {split_heads(qkv, h, 0, d), split_heads(qkv, h, d, d), split_heads(qkv, h, 2 * d, d)};
+    const Var qkv = project_together(formed.queries, {&w_q_, &w_k_, &w_v_}, config_.bias);  // [B, n, hidden + 2 kv]
+    return {split_heads(qkv, h, 0, d), split_heads(qkv, g, d, kv), split_heads(qkv, g, d + kv, kv)};
   }
   const Var q = split_queries(formed.queries);  // [B*h, n_q, p]
   if (kv_one) {
-    const Var kv = project_together(formed.keys, {&w_k_, &w_v_}, config_.bias);  // [B, n_k, 2 hidden]
-    return {q, split_heads(kv, h, 0, d), split_heads(kv, h, d, d)};
+    const Var both = project_together(formed.keys, {&w_k_, &w_v_}, config_.bias);  // [B, n_k, 2 kv]
+    return {q, split_heads(both, g, 0, kv), split_heads(both, g, kv, kv)};
   }
-  return {q, split_heads(w_k_(formed.keys), h), split_heads(w_v_(formed.values), h)};  // [B*h, n_k, p] each
+  return {q, split_heads(w_k_(formed.keys), g), split_heads(w_v_(formed.values), g)};  // [B*g, n_k, p] each
+}
+
+Var HeadProjections::share(const Var& x) const {
+  const std::size_t h = config_.heads, g = config_.kv_heads;
+  if (g == h) return x;
+  const std::size_t batch = x.dim(0) / g;
+  IntTensor rows = IntTensor::from_shape({batch * h});
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 0; i < h; ++i) rows(b * h + i) = static_cast<int>(b * g + i * g / h);
+  return index_select(x, 0, rows);  // [B*h, n, p]
 }
 
 AttentionResult HeadProjections::merge(const AttentionResult& pooled) const {

@@ -7,6 +7,9 @@
 // and classification tasks, one label per string (sorted, majority: sequence_classes.hpp).
 // Source lengths are uniform in [min_len, max_len] (for add: digits per operand, up to
 // max_len / 2). Both sides get <eos>, then are truncated/padded to num_steps.
+// Option layout: encoder_decoder (the default: sources and targets, for seq2seq, transformer,
+// encoder_tagger) or decoder (one sequence "source = target", for language_model:
+// decoder_layout.hpp).
 // The probe set (probe_size examples) is drawn from a stream of its own, the same for every run
 // seed, with the gold alignment of copy, reverse and sort.
 #include <algorithm>
@@ -14,6 +17,7 @@
 
 #include "attnlab/data/dataset.hpp"
 #include "attnlab/registry.hpp"
+#include "decoder_layout.hpp"
 #include "sequence_classes.hpp"
 
 namespace attn {
@@ -28,6 +32,7 @@ class SequenceTask final : public DatasetSource {
         num_train_(a.options.get<std::size_t>("num_train", 2000, 1, 10000000)),
         num_valid_(a.options.get<std::size_t>("num_valid", 200, 0, 10000000)),
         num_steps_(a.options.get<std::size_t>("num_steps", 10, 2, 1000)),
+        decoder_(a.options.get<std::string>("layout", "encoder_decoder") == "decoder"),
         train_where_(first_written(a.options, {"num_train", "num_steps", "max_len"})),
         valid_where_(first_written(a.options, {"num_valid", "num_steps", "max_len"})) {
     if (task_ != "copy" && task_ != "reverse" && task_ != "sort" && task_ != "add" && !is_classification_task(task_))
@@ -36,9 +41,25 @@ class SequenceTask final : public DatasetSource {
     if (is_classification_task(task_) && a.options.has("num_steps"))
       throw SpecError(a.options.where("num_steps"), "option 'num_steps' pads sequence targets; task '" + task_ +
                                                         "' gives one label per string (its strings are max_len long at most)");
+    if (const std::string layout = a.options.get<std::string>("layout", "encoder_decoder"); layout != "encoder_decoder" && layout != "decoder")
+      throw SpecError(a.options.where("layout"), "option 'layout' must be 'encoder_decoder' (sources and targets) or 'decoder' "
+                                                 "(one sequence 'source = target' for language_model); got '" + layout + "'");
+    if (decoder_ && is_classification_task(task_))
+      throw SpecError(a.options.where("layout"), "option 'layout: decoder' lays out a source and its target sequence; task '" + task_ +
+                                                     "' gives one label per string");
     if (min_len_ > max_len_)
       throw SpecError(a.options.where("min_len"), "option 'min_len' (" + std::to_string(min_len_) +
                                                         ") must not exceed 'max_len' (" + std::to_string(max_len_) + ")");
+  }
+
+  // Strings of exactly `length` digits (for add: operands of up to length / 2 digits), padded
+  // to num_steps or, if longer, to the string and <eos>.
+  std::optional<Options> at_length(const Options& options, std::size_t length) const override {
+    Options o = options;
+    o.set("min_len", std::to_string(task_ == "add" ? std::max<std::size_t>(length / 2, 1) : length));
+    o.set("max_len", std::to_string(length));
+    if (!is_classification_task(task_)) o.set("num_steps", std::to_string(std::max(num_steps_, length + 1)));
+    return o;
   }
 
   Data load(Rng& rng) const override {
@@ -57,6 +78,7 @@ class SequenceTask final : public DatasetSource {
     Rng probe_rng(probe_seed);
     d.probe = split(probe_size, probe_rng);
     if (task_ != "add") d.probe.alignment = alignment(d.probe);
+    if (decoder_) return decoder_layout(d);
     return d;
   }
 
@@ -126,6 +148,7 @@ class SequenceTask final : public DatasetSource {
 
   std::string task_;
   std::size_t min_len_, max_len_, num_train_, num_valid_, num_steps_;
+  bool decoder_;
   std::string train_where_, valid_where_;
 };
 

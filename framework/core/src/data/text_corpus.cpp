@@ -113,6 +113,14 @@ class TextCorpus final : public DatasetSource {
                       per_window * static_cast<double>(num_train_ + num_valid_), sizes_where_}};
   }
 
+  // A context of `length` tokens: the same text and the same validation windows (they start
+  // after the training ones), each `length` tokens long.
+  std::optional<Options> at_length(const Options& options, std::size_t length) const override {
+    Options o = options;
+    o.set("num_steps", std::to_string(length));
+    return o;
+  }
+
   Data load(Rng&) const override {
     const std::vector<std::string> tokens = tokenize(read_text());
     const std::size_t needed = num_train_ + num_valid_ + num_steps_;

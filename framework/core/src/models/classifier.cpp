@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "attnlab/autodiff/ops.hpp"
 #include "attnlab/models/transformer_blocks.hpp"
@@ -9,7 +10,12 @@
 namespace attn {
 namespace {
 
-constexpr std::size_t eval_batch = 256;
+// Inputs per evaluation batch: 256, fewer for long token sequences, so that a batch's attention
+// scores (inputs x n x n per head) stay near 2^22 entries per head (16 MB): 256 at n = 128, 16 at
+// 512. (An image's or a spectrogram's vectors are not what its model attends over: 256.)
+std::size_t eval_batch(std::size_t n) {
+  return std::clamp<std::size_t>((std::size_t(1) << 22) / std::max<std::size_t>(n * n, 1), 1, 256);
+}
 
 // The labelled items of a batch: logits [k, C] and their labels [k]. Per set, every set is
 // one (logits [B, C], labels [B]); per vector, the vectors whose label is not -1 (logits
@@ -17,18 +23,24 @@ constexpr std::size_t eval_batch = 256;
 struct Labelled {
   Var logits;
   IntTensor labels;
+  std::vector<std::size_t> input;  // the input (row of the batch) each item belongs to
 };
 
 Labelled labelled(const Var& logits, const IntTensor& labels) {
-  if (logits.ndim() == 2) return {logits, labels};
-  const std::size_t classes = logits.dim(2);
+  if (logits.ndim() == 2) {
+    std::vector<std::size_t> input(labels.size());
+    std::iota(input.begin(), input.end(), std::size_t{0});
+    return {logits, labels, input};
+  }
+  const std::size_t classes = logits.dim(2), n = logits.dim(1);
   std::vector<int> rows, kept;
+  std::vector<std::size_t> input;
   for (std::size_t i = 0; i < labels.size(); ++i)
-    if (labels.data()[i] >= 0) rows.push_back(static_cast<int>(i)), kept.push_back(labels.data()[i]);
+    if (labels.data()[i] >= 0) rows.push_back(static_cast<int>(i)), kept.push_back(labels.data()[i]), input.push_back(i / n);
   IntTensor index = IntTensor::from_shape({rows.size()}), out = IntTensor::from_shape({kept.size()});
   std::copy(rows.begin(), rows.end(), index.begin());
   std::copy(kept.begin(), kept.end(), out.begin());
-  return {index_select(reshape(logits, {labels.size(), classes}), 0, index), out};
+  return {index_select(reshape(logits, {labels.size(), classes}), 0, index), out, input};
 }
 
 // Cross-entropy per item of logits [k, C] against labels [k]: the sequence loss with one step.
@@ -94,17 +106,22 @@ Metrics Classifier::evaluate(bool) {
   const std::size_t classes = data_.classes.size();
   const bool breakdown = per_class_ && classes <= max_class_breakdown;
   confusion_ = breakdown ? Tensor(xt::zeros<float>({classes, classes})) : Tensor();
-  double loss = 0.0, items = 0.0, correct = 0.0;
-  for (std::size_t first = 0; first < split.size(); first += eval_batch) {
-    std::vector<std::size_t> rows(std::min(eval_batch, split.size() - first));
+  double loss = 0.0, items = 0.0, correct = 0.0, answers = 0.0, answered = 0.0;
+  const std::size_t per_batch = eval_batch(data_.kind == InputKind::tokens ? data_.max_len : 0);
+  for (std::size_t first = 0; first < split.size(); first += per_batch) {
+    std::vector<std::size_t> rows(std::min(per_batch, split.size() - first));
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = first + i;
     const Labelled out = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
     loss += static_cast<double>(sum(cross_entropy(out.logits, out.labels)).item());
+    std::vector<int> right(rows.size(), -1);  // per input: -1 nothing labelled, 1 all right, 0 not
     for (std::size_t i = 0; i < out.labels.size(); ++i) {
       const std::size_t truth = static_cast<std::size_t>(out.labels(i)), guess = argmax(out.logits.value().data() + i * classes, classes);
       correct += truth == guess ? 1.0 : 0.0;
+      int& whole = right[out.input[i]];
+      whole = (whole != 0 && truth == guess) ? 1 : 0;
       if (breakdown) confusion_(truth, guess) += 1.0f;
     }
+    for (const int r : right) answers += r >= 0 ? 1.0 : 0.0, answered += r == 1 ? 1.0 : 0.0;
     items += static_cast<double>(out.labels.size());
   }
   evaluated_ = true;
@@ -118,6 +135,7 @@ Metrics Classifier::evaluate(bool) {
   }
   m[prefix + "loss"] = loss / n;
   m[prefix + "accuracy"] = correct / n;
+  if (data_.labels_answer) m[prefix + "exact_match"] = answered / std::max(answers, 1.0);
   return m;
 }
 

@@ -2,17 +2,18 @@
 // a spoken word) from the Transformer's encoder (d2l 11.7) over any set of vectors:
 //   X = E[ids] sqrt(d)  (tokens)   or   X = x W_in + b_in  (feature vectors)     [B, n, d]
 //   pool cls:  X = [<cls>; X]  (a learned vector first; valid lengths + 1)
-//   X = dropout(X + P)          positional: sinusoidal, learned or none
+//   X = dropout(X (+ P))        positional: any scheme (default sinusoidal); rope, alibi and
+//                               t5_bias act in the blocks' self-attention instead
 //   H = encoder blocks          LN(X + MHA(X)), LN(Y + FFN(Y)); padded positions masked;
 //                               on a graph (mask_edges) node i attends only to its neighbours
 //                               (and <cls>): masked_score off the adjacency
 //   pool cls:  h = H[:, 0]      pool mean: h = mean of H over each set's valid positions
 //   logits = h W + b            [B, classes]
 // Options: d_model, heads, layers, ffn_hidden, dropout, scoring, normalizer, window, positional,
-// max_len, pool, mask_edges.
+// positional_options.*, max_len, pool, mask_edges.
 #include <cmath>
 
-#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/attention/positions.hpp"
 #include "attnlab/models/classifier.hpp"
 #include "attnlab/option_choice.hpp"
 #include "attnlab/models/transformer_blocks.hpp"
@@ -28,7 +29,6 @@ class EncoderClassifier final : public Classifier {
       : Classifier(a, "encoder_classifier"),
         c_(block_options(a.options, 0.0f)),
         pool_(option_choice(a.options, "pool", "cls", {"cls", "mean"})),
-        positional_(option_choice(a.options, "positional", "sinusoidal", {"sinusoidal", "learned", "none"})),
         max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len + 1, 1000), 1, 1 << 20)),
         mask_edges_(a.options.get<bool>("mask_edges", true)) {
     if (a.options.has("mask_edges") && data_.kind != InputKind::graph)
@@ -43,7 +43,9 @@ class EncoderClassifier final : public Classifier {
     if (data_.kind == InputKind::tokens) embedding_.emplace(scope.child("embedding"), data_.vocab.size(), c_.d_model);
     else input_.emplace(scope.child("input"), data_.dim, c_.d_model);
     if (pool_ == "cls") cls_ = scope.param("cls", {1, 1, c_.d_model}, Init::normal(0.02f));
-    if (positional_ != "none") positions_.emplace(scope.child("positional"), positional_, max_len_, c_.d_model, c_.dropout);
+    positions_.emplace(a.registries, positional_choice(a.options, "sinusoidal"), scope.child("positional"),
+                       PositionsOf{c_.d_model, c_.heads, max_len_});
+    c_ = with_positions(c_, *positions_);
     for (std::size_t l = 0, layers = a.options.get<std::size_t>("layers", 2, 1, 64); l < layers; ++l)
       blocks_.emplace_back(a.registries, scope.child("block" + std::to_string(l)), c_);
     output_.emplace(a.params.child("output"), c_.d_model, data_.classes.size());
@@ -59,7 +61,7 @@ class EncoderClassifier final : public Classifier {
       x = concat({cls_ + constant(xt::zeros<float>({b, std::size_t(1), c_.d_model})), x}, 1);  // [B, 1+n, d]
       lens += 1;
     }
-    x = positions_ ? (*positions_)(x, context) : context.dropout(x, c_.dropout);
+    x = (*positions_)(x, context, c_.dropout);
     const bool edges = mask_edges_ && batch.adjacency.dimension() == 3;
     const Var structure = edges ? structure_bias(batch.adjacency, cls_.defined() ? 1 : 0) : Var();
     for (const TransformerEncoderBlock& block : blocks_) {
@@ -88,13 +90,13 @@ class EncoderClassifier final : public Classifier {
   }
 
   TransformerBlockConfig c_;
-  std::string pool_, positional_;
+  std::string pool_;
   std::size_t max_len_;
   bool mask_edges_;  // graphs: attention follows the edges
   std::optional<Embedding> embedding_;
   std::optional<Linear> input_;
   Var cls_;
-  std::optional<PositionalEncoding> positions_;
+  std::optional<Positions> positions_;
   std::vector<TransformerEncoderBlock> blocks_;
   std::optional<Linear> output_;
 };

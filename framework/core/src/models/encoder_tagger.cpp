@@ -4,7 +4,7 @@
 //   p(y_i) = softmax(h_i W + b)  target token i predicted from source position i
 // encoder `self_attention`: EmbeddedPositions, then `layers` Transformer encoder blocks; with
 //   option `window` k each query sees only the keys |i - j| < k (vvv's window).
-// encoder `convolution`: embed(x) sqrt(d) + P, then `layers` blocks LN(x + relu(conv(x))) with
+// encoder `convolution`: embed(x) sqrt(d) (+ P), then `layers` blocks LN(x + relu(conv(x))) with
 //   a Conv1d of odd width `kernel` (same padding; padded positions are zeroed first).
 // Each layer lets position i see k - 1 (attention) or (kernel - 1) / 2 (convolution) more
 // positions each way, so after L layers it sees |i - j| <= L (k - 1): a task whose output i needs
@@ -12,7 +12,8 @@
 // O(1), a CNN's O(n / k); with a window, self-attention is a CNN whose kernel is computed).
 // Decoding reads the predictions position by position (the tokens fed back are ignored).
 // Options: encoder, d_model, heads, layers, ffn_hidden, dropout, window, kernel, scoring,
-// normalizer, positional, max_len, loss.
+// normalizer, positional (a positional scheme, default sinusoidal; the convolution takes only
+// those that add to the input), positional_options.*, max_len, loss.
 #include <cmath>
 
 #include "attnlab/models/sequence_model.hpp"
@@ -47,9 +48,9 @@ struct TaggerState final : DecoderState {
 
 class ConvolutionEncoder {
  public:
-  ConvolutionEncoder(const ParamScope& scope, const TransformerBlockConfig& c, std::size_t vocab, std::size_t layers,
-                     std::size_t kernel, const std::string& positional, std::size_t max_len)
-      : input_(scope, vocab, c.d_model, positional, max_len, c.dropout) {
+  ConvolutionEncoder(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& c, std::size_t vocab, std::size_t layers,
+                     std::size_t kernel, const PluginChoice& positional, std::size_t max_len)
+      : input_(kinds, scope, vocab, positional, convolution_positions(c, max_len), c.dropout) {
     for (std::size_t l = 0; l < layers; ++l) {
       const ParamScope block = scope.child("block" + std::to_string(l));
       convs_.emplace_back(block.child("conv"), c.d_model, c.d_model, kernel);
@@ -66,6 +67,12 @@ class ConvolutionEncoder {
   }
 
  private:
+  static PositionsOf convolution_positions(const TransformerBlockConfig& c, std::size_t max_len) {
+    PositionsOf p{c.d_model, c.heads, max_len};
+    p.no_attention_scores = "encoder 'convolution' has no attention scores";
+    return p;
+  }
+
   static Tensor padding_mask(const IntTensor& lens, std::size_t steps, std::size_t dim) {
     Tensor keep = xt::zeros<float>({lens.size(), steps, dim});
     for (std::size_t b = 0; b < lens.size(); ++b)
@@ -88,9 +95,7 @@ class EncoderTagger final : public SequenceModel {
       throw SpecError(o.where("encoder"), "option 'encoder' must be 'self_attention' or 'convolution', got '" + encoder + "'");
     const TransformerBlockConfig c = block_options(o, 0.0f);
     const std::size_t layers = o.get<std::size_t>("layers", 2, 1, 64), max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
-    const std::string positional = o.get<std::string>("positional", "sinusoidal");
-    if (positional != "sinusoidal" && positional != "learned")
-      throw SpecError(o.where("positional"), "option 'positional' must be 'sinusoidal' or 'learned', got '" + positional + "'");
+    const PluginChoice positional = positional_choice(o, "sinusoidal");
     if (max_len < data_.num_steps)
       throw SpecError(o.where("max_len"), "option 'max_len' (" + std::to_string(max_len) + ") must be at least the dataset's num_steps (" +
                                               std::to_string(data_.num_steps) + ")");
@@ -99,7 +104,7 @@ class EncoderTagger final : public SequenceModel {
       const std::size_t kernel = o.get<std::size_t>("kernel", 3, 1, 1001);
       if (kernel % 2 == 0) throw SpecError(o.where("kernel"), "option 'kernel' must be odd (same padding), got " + std::to_string(kernel));
       if (o.has("window")) throw SpecError(o.where("window"), "option 'window' is for encoder 'self_attention'; a convolution's reach is its 'kernel'");
-      convolution_.emplace(scope, c, data_.src_vocab.size(), layers, kernel, positional, max_len);
+      convolution_.emplace(a.registries, scope, c, data_.src_vocab.size(), layers, kernel, positional, max_len);
     } else {
       attention_.emplace(a.registries, scope, c, data_.src_vocab.size(), layers, positional, max_len);
     }

@@ -7,8 +7,11 @@
 //             h_i' = sum_j dropout(alpha_ij) z_j  heads concatenated, then ELU
 //   last:     the same with out_heads heads of size classes, averaged: the node's logits [B, n, C]
 // Options: hidden (F), heads, layers, out_heads, dropout (inputs of each layer and the weights),
-// scoring, normalizer. The weights W_l are Glorot-uniform, as the paper's code.
+// scoring, normalizer, positional (default none: a graph's nodes have no order; sinusoidal or
+// learned add node numbers to the features, and the model is then no longer the same under a
+// renumbering of the nodes). The weights W_l are Glorot-uniform, as the paper's code.
 #include "attnlab/attention/attention.hpp"
+#include "attnlab/attention/positions.hpp"
 #include "attnlab/models/classifier.hpp"
 #include "attnlab/models/transformer_blocks.hpp"
 #include "attnlab/nn/linear.hpp"
@@ -45,6 +48,7 @@ class GatLayer {
   }
 
  private:
+
   Linear w_;
   Attention attention_;
   std::size_t heads_;
@@ -52,7 +56,8 @@ class GatLayer {
 
 class GraphAttentionNetwork final : public Classifier {
  public:
-  explicit GraphAttentionNetwork(const ModelArgs& a) : Classifier(a, "gat", true) {
+  explicit GraphAttentionNetwork(const ModelArgs& a)
+      : Classifier(a, "gat", true), positions_(a.registries, positional_choice(a.options, "none"), a.params.child("positional"), node_positions(data_)) {
     const Options& o = a.options;
     const std::size_t hidden = o.get<std::size_t>("hidden", 8, 1, 1 << 16), layers = o.get<std::size_t>("layers", 2, 1, 16);
     heads_ = o.get<std::size_t>("heads", 8, 1, 256);
@@ -81,7 +86,7 @@ class GraphAttentionNetwork final : public Classifier {
   Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) override {
     const std::size_t b = batch.size(), n = batch.vectors.shape()[1], classes = data_.classes.size();
     const Var mask = structure_bias(batch.adjacency);  // 0 on an edge (and a node's own loop), masked_score off it
-    Var h = constant(batch.vectors);
+    Var h = positions_(constant(batch.vectors), context, 0.0f);  // (its dropout is each layer's)
     for (std::size_t l = 0; l < layers_.size(); ++l) {
       Var w;
       const Var out = layers_[l](h, mask, context, dropout_, weights ? &w : nullptr);  // [B*heads, n, F]
@@ -109,8 +114,15 @@ class GraphAttentionNetwork final : public Classifier {
   }
 
  private:
+  static PositionsOf node_positions(const VectorData& data) {
+    PositionsOf p{data.dim, 1, data.max_len};
+    p.no_attention_scores = "gat scores each layer's heads at their own sizes (for rope, alibi or t5_bias over nodes: encoder_classifier)";
+    return p;
+  }
+
   std::size_t heads_ = 8, out_heads_ = 1;
   float dropout_ = 0.6f;
+  Positions positions_;
   std::vector<GatLayer> layers_;
 };
 

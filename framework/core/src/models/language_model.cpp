@@ -1,11 +1,9 @@
 // Model `language_model`: a decoder-only Transformer that predicts every token from the ones
 // before it (next-token prediction on text_corpus windows).
-//   X = E[ids] + P                       E [V, d] ~ N(0, 0.02^2); P: positional none | sinusoidal |
-//                                        learned (N(0, 0.02^2)); no sqrt(d) scaling. Or positions
-//                                        inside every attention: rope (queries and keys rotated;
-//                                        positional_options.base), alibi (a bias per head) or
-//                                        t5_bias (a learned bias per head and distance bucket;
-//                                        positional_options.buckets, .max_distance)
+//   X = E[ids] (+ P)                     E [V, d] ~ N(0, 0.02^2), no sqrt(d) scaling; positions by
+//                                        any positional scheme (positions.hpp; default learned):
+//                                        added here (sinusoidal, learned) or inside every
+//                                        attention (rope, alibi, t5_bias), or none
 //   block attention_only:  X = X + MHA_causal(X)            (d2l-neu's attention-only TinyCharLM:
 //                                                           no norm, no FFN, MHA without biases)
 //   block gpt:             X = X + MHA_causal(LN(X));  X = X + dropout(FFN_gelu(LN(X)))  (pre-norm),
@@ -16,11 +14,11 @@
 // characters) to the classifiers' loss and accuracy.
 // Sampling text (text_generator.hpp) runs each block on the newest position only, its causal
 // attention reading the earlier ones from a key/value cache.
-// Options: d_model, heads, layers, block, mlp_hidden, dropout, positional, positional_options.base
-// (rope), .buckets and .max_distance (t5_bias), max_len, tied, scoring, normalizer.
+// Options: d_model, heads, kv_heads (grouped-query attention: multi_head.hpp), layers, block,
+// mlp_hidden, dropout, positional, positional_options.*, max_len, tied, scoring, normalizer.
 #include <cmath>
 
-#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/attention/positions.hpp"
 #include "attnlab/models/classifier.hpp"
 #include "attnlab/models/text_generator.hpp"
 #include "attnlab/option_choice.hpp"
@@ -45,6 +43,7 @@ PreNormConfig lm_config(const Options& o) {
   if (c.d_model % c.heads != 0)
     throw SpecError(o.where("heads"), "option 'd_model' (" + std::to_string(c.d_model) + ") must be a multiple of 'heads' (" +
                                           std::to_string(c.heads) + ")");
+  c.kv_heads = kv_heads_option(o, c.heads);
   return c;
 }
 
@@ -54,7 +53,6 @@ class LanguageModel final : public Classifier, public TextGenerator {
       : Classifier(a, "language_model", true, false),
         c_(lm_config(a.options)),
         gpt_(option_choice(a.options, "block", "attention_only", {"attention_only", "gpt"}) == "gpt"),
-        positional_(option_choice(a.options, "positional", "learned", {"none", "sinusoidal", "learned", "rope", "alibi", "t5_bias"})),
         max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len, 512), 1, 1 << 20)),
         tied_(a.options.get<bool>("tied", true)),
         embedding_(a.params.child("embedding"), data_.vocab.size(), c_.d_model, Init::normal(0.02f)) {
@@ -65,9 +63,9 @@ class LanguageModel final : public Classifier, public TextGenerator {
                                                       std::to_string(data_.max_len) + ")");
     if (!gpt_ && a.options.has("mlp_hidden"))
       throw SpecError(a.options.where("mlp_hidden"), "option 'mlp_hidden' is for 'block: gpt'; an attention-only block has no MLP");
-    c_.positions = inside_attention(sub_options(a.options, "positional_options"), a.options.where("positional"), a.params.child("positional"));
-    if (positional_ == "sinusoidal" || positional_ == "learned")
-      positions_.emplace(a.params.child("positional"), positional_, max_len_, c_.d_model, c_.dropout);
+    positions_.emplace(a.registries, positional_choice(a.options, "learned"), a.params.child("positional"),
+                       PositionsOf{c_.d_model, c_.heads, max_len_, true});
+    c_.positions = positions_->in_attention();
     const std::size_t layers = a.options.get<std::size_t>("layers", 2, 1, 64);
     for (std::size_t l = 0; l < layers; ++l) {
       const ParamScope s = a.params.child("block" + std::to_string(l));
@@ -89,7 +87,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
  protected:
   Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) override {
     Var x = embedding_(batch.tokens);  // [B, n, d]
-    x = positions_ ? (*positions_)(x, context) : context.dropout(x, c_.dropout);
+    x = (*positions_)(x, context, c_.dropout);
     const auto keep = [&](const Var& w) {
       if (weights) weights->push_back(w);
     };
@@ -106,7 +104,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
     return head(x);
   }
 
-  std::size_t max_positions() const override { return positions_ ? max_len_ : 0; }  // rope, alibi, none: no table
+  std::size_t max_positions() const override { return positions_->max_positions(); }
 
   Generation generate(const std::vector<int>& prompt, const SamplingOptions& options, Rng& rng) override {
     if (prompt.empty()) throw std::invalid_argument("generate: the prompt needs at least one token");
@@ -131,29 +129,9 @@ class LanguageModel final : public Classifier, public TextGenerator {
       ids = IntTensor::from_shape({std::size_t(1), std::size_t(1)});
       ids(0, 0) = g.tokens.back();
     }
+    for (const KeyValueCache& c : caches) g.cache_bytes += c.bytes();
+    if (!caches.empty() && caches[0].keys.defined()) g.cache_keys = caches[0].keys.shape();
     return g;
-  }
-
-  // The scheme applied inside attention (rope, alibi), with its options; none for the others.
-  std::shared_ptr<const PositionalScheme> inside_attention(const Options& o, const std::string& where, const ParamScope& scope) const {
-    std::shared_ptr<const PositionalScheme> scheme;
-    if (positional_ == "rope") {
-      if ((c_.d_model / c_.heads) % 2 != 0)
-        throw SpecError(where, "positional 'rope' rotates pairs of features: the head size d_model / heads (" + std::to_string(c_.d_model / c_.heads) +
-                            ") must be even; choose d_model and heads so that it is");
-      scheme = rope_scheme(o.get<double>("base", 10000.0, 2.0, 1e12));
-    }
-    if (positional_ == "alibi") scheme = alibi_scheme();
-    if (positional_ == "t5_bias") {
-      const std::size_t buckets = o.get<std::size_t>("buckets", 32, 2, 1024);
-      const std::size_t max_distance = o.get<std::size_t>("max_distance", 128, 1, 1 << 20);
-      if (max_distance <= buckets / 2)
-        throw SpecError(o.where("max_distance"), "positional_options.max_distance (" + std::to_string(max_distance) +
-                                                     ") must exceed half the buckets (" + std::to_string(buckets / 2) + "): the exact buckets come first");
-      scheme = t5_bias_scheme(scope, c_.heads, buckets, max_distance);
-    }
-    o.require_all_read("positional '" + positional_ + "'");
-    return scheme;
   }
 
   // logits [B, n, V] of the last block's output: X E^T (tied) or X W + b.
@@ -169,7 +147,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
   Var step(const IntTensor& ids, std::size_t first, std::vector<KeyValueCache>& caches, std::vector<Var>& weights) const {
     const ForwardContext eval = ForwardContext::evaluation();
     Var x = embedding_(ids);
-    if (positions_) x = (*positions_)(x, eval, first);
+    x = (*positions_)(x, eval, 0.0f, first);
     std::size_t l = 0;
     for (const PreNormBlock& block : gpt_blocks_) weights.emplace_back(), x = block.step(x, caches[l++], &weights.back());
     for (const CausalAttentionBlock& block : attention_blocks_) weights.emplace_back(), x = block.step(x, caches[l++], &weights.back());
@@ -185,11 +163,10 @@ class LanguageModel final : public Classifier, public TextGenerator {
  private:
   PreNormConfig c_;
   bool gpt_;
-  std::string positional_;
   std::size_t max_len_;
   bool tied_;
   Embedding embedding_;
-  std::optional<PositionalEncoding> positions_;
+  std::optional<Positions> positions_;
   std::vector<PreNormBlock> gpt_blocks_;
   std::vector<CausalAttentionBlock> attention_blocks_;
   std::optional<LayerNorm> final_norm_;

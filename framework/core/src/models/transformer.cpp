@@ -1,10 +1,11 @@
 // Model `transformer`: d2l's Transformer (11.7), encoder-decoder of multi-head attention blocks.
-//   X = dropout(embed(x) * sqrt(d) + P)                                   positional encoding
+//   X = dropout(embed(x) * sqrt(d) (+ P))                                 positions: any scheme
 //   encoder: `layers` TransformerEncoderBlocks; decoder: `layers` TransformerDecoderBlocks
 //   (their math: attnlab/models/transformer_blocks.hpp);  p(y_t) = softmax(out_t W_out + b)
 // Options: d_model, ffn_hidden, heads, layers, dropout, scoring (any registered scoring
 // function, default scaled_dot), scoring_options.*, normalizer (default softmax),
-// normalizer_options.*, positional (sinusoidal | learned), max_len, window (the encoder's
+// normalizer_options.*, positional (a positional scheme, default sinusoidal; rope, alibi and
+// t5_bias act in both stacks' self-attention), positional_options.*, max_len, window (the encoder's
 // self-attention sees |i - j| < window; 0 = everything), loss, kv_cache.
 // Decoding (kv_cache: true, the default) runs the decoder on the newest token only: each
 // block's self-attention keeps the keys and values of the earlier positions (KeyValueCache),
@@ -15,7 +16,7 @@
 #include <memory>
 #include <numeric>
 
-#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/attention/positions.hpp"
 #include "attnlab/registries.hpp"
 #include "attnlab/registry.hpp"
 #include "attnlab/models/sequence_model.hpp"
@@ -75,20 +76,19 @@ class Transformer final : public SequenceModel {
  public:
   explicit Transformer(const ModelArgs& a) : SequenceModel(a), h_(read_hyper(a.options)) {
     require_token_sources("model 'transformer'");
-    const std::string positional = a.options.get<std::string>("positional", "sinusoidal");
-    if (positional != "sinusoidal" && positional != "learned")
-      throw SpecError(a.options.where("positional"), "option 'positional' must be 'sinusoidal' or 'learned', got '" + positional + "'");
+    const PluginChoice positional = positional_choice(a.options, "sinusoidal");
     if (h_.max_len < data_.num_steps)
       throw SpecError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(h_.max_len) +
                                                         ") must be at least the dataset's num_steps (" + std::to_string(data_.num_steps) + ")");
     const ParamScope enc = a.params.child("encoder"), dec = a.params.child("decoder");
-    src_embed_.emplace(enc.child("embedding"), data_.src_vocab.size(), h_.block.d_model);
-    tgt_embed_.emplace(dec.child("embedding"), data_.tgt_vocab.size(), h_.block.d_model);
-    src_pos_.emplace(enc.child("positional"), positional, h_.max_len, h_.block.d_model, h_.block.dropout);
-    tgt_pos_.emplace(dec.child("positional"), positional, h_.max_len, h_.block.d_model, h_.block.dropout);
+    const std::size_t d = h_.block.d_model, heads = h_.block.heads;
+    src_input_.emplace(a.registries, enc, data_.src_vocab.size(), positional, PositionsOf{d, heads, h_.max_len, false}, h_.block.dropout);
+    tgt_input_.emplace(a.registries, dec, data_.tgt_vocab.size(), positional, PositionsOf{d, heads, h_.max_len, true}, h_.block.dropout);
+    const TransformerBlockConfig enc_config = with_positions(h_.block, src_input_->positions());
+    const TransformerBlockConfig dec_config = with_positions(h_.block, tgt_input_->positions());
     for (std::size_t l = 0; l < h_.layers; ++l) {
-      encoder_.emplace_back(a.registries, enc.child("block" + std::to_string(l)), h_.block);
-      decoder_.emplace_back(a.registries, dec.child("block" + std::to_string(l)), h_.block);
+      encoder_.emplace_back(a.registries, enc.child("block" + std::to_string(l)), enc_config);
+      decoder_.emplace_back(a.registries, dec.child("block" + std::to_string(l)), dec_config);
     }
     output_.emplace(dec.child("output"), h_.block.d_model, data_.tgt_vocab.size());
   }
@@ -136,12 +136,6 @@ class Transformer final : public SequenceModel {
     return out;
   }
 
-  // ids [B, T] at positions [first, first + T) -> [B, T, d]
-  Var embed(const Embedding& e, const PositionalEncoding& p, const IntTensor& ids, const ForwardContext& context,
-            std::size_t first = 0) const {
-    return p(e(ids) * std::sqrt(static_cast<float>(h_.block.d_model)), context, first);
-  }
-
   // The decoder over the whole prefix of every row: [B, t, d] (kv_cache: false).
   Var decode_prefix(const TransformerState& s, std::vector<Var>& self_w, std::vector<Var>& cross_w) const {
     const std::size_t batch = s.prefix.size(), t = s.prefix[0].size();
@@ -156,7 +150,7 @@ class Transformer final : public SequenceModel {
                     std::vector<Var>& cross_w) const {
     IntTensor ids = IntTensor::from_shape({tokens.size(), 1});
     std::copy(tokens.begin(), tokens.end(), ids.data());
-    Var x = embed(*tgt_embed_, *tgt_pos_, ids, ForwardContext::evaluation(), s.prefix[0].size() - 1);
+    Var x = (*tgt_input_)(ids, ForwardContext::evaluation(), s.prefix[0].size() - 1);
     for (std::size_t l = 0; l < decoder_.size(); ++l) {
       self_w.emplace_back();
       cross_w.emplace_back();
@@ -166,7 +160,7 @@ class Transformer final : public SequenceModel {
   }
 
   Var encode(const IntTensor& src, const IntTensor& lens, const ForwardContext& context, std::vector<Var>& weights) const {
-    Var x = embed(*src_embed_, *src_pos_, src, context);
+    Var x = (*src_input_)(src, context);
     for (const TransformerEncoderBlock& block : encoder_) {
       weights.emplace_back();
       x = block(x, lens, context, &weights.back());
@@ -176,7 +170,7 @@ class Transformer final : public SequenceModel {
 
   Var decode(const IntTensor& ids, const Var& memory, const IntTensor& src_lens, const ForwardContext& context,
              std::vector<Var>& self_w, std::vector<Var>& cross_w) const {
-    Var x = embed(*tgt_embed_, *tgt_pos_, ids, context);
+    Var x = (*tgt_input_)(ids, context);
     for (const TransformerDecoderBlock& block : decoder_) {
       self_w.emplace_back();
       cross_w.emplace_back();
@@ -186,8 +180,7 @@ class Transformer final : public SequenceModel {
   }
 
   Hyper h_;
-  std::optional<Embedding> src_embed_, tgt_embed_;
-  std::optional<PositionalEncoding> src_pos_, tgt_pos_;
+  std::optional<EmbeddedPositions> src_input_, tgt_input_;
   std::vector<TransformerEncoderBlock> encoder_;
   std::vector<TransformerDecoderBlock> decoder_;
   std::optional<Linear> output_;

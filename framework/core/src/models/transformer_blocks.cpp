@@ -10,7 +10,8 @@ namespace attn {
 namespace {
 
 // window > 0: each query sees the keys within `window` positions (vvv's option window).
-AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bool causal, std::size_t window = 0) {
+// Self-attention takes the blocks' positional scheme; cross-attention none.
+AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bool causal, bool self, std::size_t window = 0) {
   AttentionConfig m;
   m.mode = {mode, {}, ""};
   if (causal) m.mode.options.set("causal", "true");
@@ -18,7 +19,8 @@ AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bo
   m.scoring = c.scoring;
   m.normalizer = c.normalizer;
   m.dropout = c.dropout;
-  m.multi_head = MultiHead{c.heads, c.d_model, false};
+  m.multi_head = MultiHead{c.heads, c.d_model, false, c.kv_heads};
+  if (self) m.positions = c.positions;
   return m;
 }
 
@@ -29,12 +31,20 @@ AttentionConfig pre_norm_attention(const PreNormConfig& c) {
   a.scoring = c.scoring;
   a.normalizer = c.normalizer;
   a.dropout = c.dropout;
-  a.multi_head = MultiHead{c.heads, c.d_model, false};
+  a.multi_head = MultiHead{c.heads, c.d_model, false, c.kv_heads};
   a.positions = c.positions;
   return a;
 }
 
 }  // namespace
+
+std::size_t kv_heads_option(const Options& o, std::size_t heads) {
+  const std::size_t kv = o.get<std::size_t>("kv_heads", heads, 1, 1024);
+  if (heads % kv != 0)
+    throw SpecError(o.where("kv_heads"), "option 'kv_heads' (" + std::to_string(kv) + ") must divide 'heads' (" + std::to_string(heads) +
+                                             "): each key/value head serves heads / kv_heads query heads (1: multi-query)");
+  return kv;
+}
 
 Init torch_linear(std::size_t fan_in) { return Init::uniform(1.0f / std::sqrt(static_cast<float>(fan_in))); }
 
@@ -91,6 +101,7 @@ TransformerBlockConfig block_options(const Options& o, float default_dropout) {
   if (c.d_model % c.heads != 0)
     throw SpecError(o.where("heads"), "option 'd_model' (" + std::to_string(c.d_model) + ") must be a multiple of 'heads' (" +
                                           std::to_string(c.heads) + ")");
+  c.kv_heads = kv_heads_option(o, c.heads);
   return c;
 }
 
@@ -104,7 +115,7 @@ PositionwiseFfn::PositionwiseFfn(const ParamScope& scope, std::size_t dim, std::
     : in_(scope.child("ffn1"), dim, hidden), out_(scope.child("ffn2"), hidden, dim) {}
 
 TransformerEncoderBlock::TransformerEncoderBlock(const PluginKinds& r, const ParamScope& s, const TransformerBlockConfig& c)
-    : attention_(r, s.child("attention"), multi_head(c, "vvv", false, c.window), c.d_model, c.d_model, c.d_model),
+    : attention_(r, s.child("attention"), multi_head(c, "vvv", false, true, c.window), c.d_model, c.d_model, c.d_model),
       add1_(s.child("norm1"), c.d_model, c.dropout),
       ffn_(s, c.d_model, c.ffn_hidden),
       add2_(s.child("norm2"), c.d_model, c.dropout) {}
@@ -118,8 +129,8 @@ Var TransformerEncoderBlock::operator()(const Var& x, const ValidLens& lens, con
 }
 
 TransformerDecoderBlock::TransformerDecoderBlock(const PluginKinds& r, const ParamScope& s, const TransformerBlockConfig& c)
-    : self_attention_(r, s.child("self_attention"), multi_head(c, "vvv", true), c.d_model, c.d_model, c.d_model),
-      cross_attention_(r, s.child("cross_attention"), multi_head(c, "qvv", false), c.d_model, c.d_model, c.d_model),
+    : self_attention_(r, s.child("self_attention"), multi_head(c, "vvv", true, true), c.d_model, c.d_model, c.d_model),
+      cross_attention_(r, s.child("cross_attention"), multi_head(c, "qvv", false, false), c.d_model, c.d_model, c.d_model),
       add1_(s.child("norm1"), c.d_model, c.dropout),
       add2_(s.child("norm2"), c.d_model, c.dropout),
       ffn_(s, c.d_model, c.ffn_hidden),
@@ -150,20 +161,27 @@ Var TransformerDecoderBlock::after_cross_attention(const Var& y, const Attention
   return add3_(z, ffn_(z), context);
 }
 
-EmbeddedPositions::EmbeddedPositions(const ParamScope& scope, std::size_t vocab, std::size_t dim, const std::string& positional,
-                                     std::size_t max_len, float dropout)
-    : embedding_(scope.child("embedding"), vocab, dim),
-      positions_(scope.child("positional"), positional, max_len, dim, dropout),
-      scale_(std::sqrt(static_cast<float>(dim))) {}
+EmbeddedPositions::EmbeddedPositions(const PluginKinds& kinds, const ParamScope& scope, std::size_t vocab, const PluginChoice& positional,
+                                     const PositionsOf& model, float dropout)
+    : embedding_(scope.child("embedding"), vocab, model.dim),
+      positions_(kinds, positional, scope.child("positional"), model),
+      scale_(std::sqrt(static_cast<float>(model.dim))),
+      dropout_(dropout) {}
 
-Var EmbeddedPositions::operator()(const IntTensor& ids, const ForwardContext& context) const {
-  return positions_(embedding_(ids) * scale_, context);
+Var EmbeddedPositions::operator()(const IntTensor& ids, const ForwardContext& context, std::size_t first) const {
+  return positions_(embedding_(ids) * scale_, context, dropout_, first);
+}
+
+TransformerBlockConfig with_positions(TransformerBlockConfig config, const Positions& positions) {
+  config.positions = positions.in_attention();
+  return config;
 }
 
 TransformerEncoder::TransformerEncoder(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& config,
-                                       std::size_t vocab, std::size_t layers, const std::string& positional, std::size_t max_len)
-    : input_(scope, vocab, config.d_model, positional, max_len, config.dropout) {
-  for (std::size_t l = 0; l < layers; ++l) blocks_.emplace_back(kinds, scope.child("block" + std::to_string(l)), config);
+                                       std::size_t vocab, std::size_t layers, const PluginChoice& positional, std::size_t max_len)
+    : input_(kinds, scope, vocab, positional, PositionsOf{config.d_model, config.heads, max_len}, config.dropout) {
+  const TransformerBlockConfig c = with_positions(config, input_.positions());
+  for (std::size_t l = 0; l < layers; ++l) blocks_.emplace_back(kinds, scope.child("block" + std::to_string(l)), c);
 }
 
 Var TransformerEncoder::operator()(const IntTensor& ids, const ValidLens& lens, const ForwardContext& context,

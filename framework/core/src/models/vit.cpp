@@ -2,15 +2,16 @@
 // image given as its pixels on a grid (H x W vectors of C channels):
 //   patches   X_p = patchify(image, p)           [B, m, p*p*C], m = (H/p)(W/p), row-major patches
 //   embed     E = X_p W_e + b_e                   [B, m, d]   (d2l's conv of kernel = stride = p)
-//   tokens    X = dropout([<cls>; E] + P)         [B, m+1, d] <cls> learned (zeros), P learned
+//   tokens    X = dropout([<cls>; E] + P)         [B, m+1, d] <cls> learned (zeros), P learned (or
+//                                                 any positional scheme: option positional)
 //   block     X = X + MHA(LN1(X))                 pre-norm; MHA without biases, dropout on weights
 //             X = X + dropout(W_2 dropout(GELU(LN2(X) W_1 + b_1)) + b_2)
 //   head      logits = LN(X[:, 0]) W_h + b_h      [B, classes]
 // With pool: mean (d2l's exercise) there is no <cls>: X = dropout(E + P), and the head reads the
 // mean of X over the patches.
 // Options: pool, patch_size, d_model, mlp_hidden, heads, layers, emb_dropout, dropout, scoring,
-// normalizer, position_init (the std of P's initial N(0, s^2): 0.02 as the ViT paper and the
-// next d2l edition; d2l 1.0 draws N(0, 1)). Linear weights start as PyTorch's, U(-a, a) with
+// normalizer, positional, positional_options.*, position_init (the std of a learned P's initial
+// N(0, s^2): 0.02 as the ViT paper and the next d2l edition; d2l 1.0 draws N(0, 1)). Linear weights start as PyTorch's, U(-a, a) with
 // a = 1/sqrt(fan_in); biases at 0.
 #include <cmath>
 
@@ -31,6 +32,7 @@ struct VitConfig {
   bool cls = true;  // pool: cls (read <cls>) or mean (the mean over the patches, no <cls>)
   PluginChoice scoring{"scaled_dot", {}, ""};
   PluginChoice normalizer = AttentionConfig{}.normalizer;
+  PluginChoice positional{"learned", {}, ""};
 };
 
 // The divisors of n up to n, as "1, 2, 4, 7, 14, 28".
@@ -53,6 +55,7 @@ VitConfig vit_config(const Options& o, const VectorData& data) {
   c.position_init = o.get<float>("position_init", c.position_init, 0.0f, 10.0f);
   c.scoring = plugin_choice(o, "scoring", c.scoring.name);
   c.normalizer = plugin_choice(o, "normalizer", c.normalizer.name);
+  c.positional = positional_choice(o, c.positional.name);
   const std::string pool = o.get<std::string>("pool", "cls");
   if (pool != "cls" && pool != "mean") throw SpecError(o.where("pool"), "option 'pool' must be 'cls' or 'mean'; got '" + pool + "'");
   c.cls = pool == "cls";
@@ -69,10 +72,17 @@ VitConfig vit_config(const Options& o, const VectorData& data) {
   return c;
 }
 
-PreNormConfig block_config(const VitConfig& c) {
+PositionsOf vit_positions(const VitConfig& c, std::size_t tokens) {
+  PositionsOf p{c.d_model, c.heads, tokens};
+  p.init_std = c.position_init;
+  return p;
+}
+
+PreNormConfig block_config(const VitConfig& c, const Positions& positions) {
   PreNormConfig b;
   b.d_model = c.d_model, b.mlp_hidden = c.mlp_hidden, b.heads = c.heads, b.dropout = c.dropout;
   b.scoring = c.scoring, b.normalizer = c.normalizer;
+  b.positions = positions.in_attention();
   return b;
 }
 
@@ -85,10 +95,11 @@ class Vit final : public Classifier {
         cols_(data_.grid_cols / c_.patch),
         embed_(a.params.child("patch_embedding"), patch_dim(), c_.d_model, true, torch_linear(patch_dim())),
         cls_(c_.cls ? a.params.param("cls", {1, 1, c_.d_model}, Init::zeros()) : Var()),
-        positions_(a.params.param("positional", {1, rows_ * cols_ + (c_.cls ? 1 : 0), c_.d_model}, Init::normal(c_.position_init))),
+        positions_(a.registries, c_.positional, a.params.child("positional"), vit_positions(c_, rows_ * cols_ + (c_.cls ? 1 : 0))),
         head_norm_(a.params.child("head").child("norm"), c_.d_model),
         head_(a.params.child("head").child("output"), c_.d_model, data_.classes.size(), true, torch_linear(c_.d_model)) {
-    for (std::size_t l = 0; l < c_.layers; ++l) blocks_.emplace_back(a.registries, a.params.child("block" + std::to_string(l)), block_config(c_));
+    for (std::size_t l = 0; l < c_.layers; ++l)
+      blocks_.emplace_back(a.registries, a.params.child("block" + std::to_string(l)), block_config(c_, positions_));
   }
 
  protected:
@@ -96,7 +107,7 @@ class Vit final : public Classifier {
     const std::size_t b = batch.size();
     Var x = embed_(patchify(constant(batch.vectors)));                                     // [B, m, d]
     if (c_.cls) x = concat({cls_ + constant(xt::zeros<float>({b, std::size_t(1), c_.d_model})), x}, 1);  // [B, m+1, d]
-    x = context.dropout(x + positions_, c_.emb_dropout);
+    x = positions_(x, context, c_.emb_dropout);
     for (const PreNormBlock& block : blocks_) {
       Var w;
       x = block(x, context, weights ? &w : nullptr);
@@ -127,7 +138,8 @@ class Vit final : public Classifier {
   VitConfig c_;
   std::size_t rows_, cols_;
   Linear embed_;
-  Var cls_, positions_;
+  Var cls_;
+  Positions positions_;
   std::vector<PreNormBlock> blocks_;
   LayerNorm head_norm_;
   Linear head_;

@@ -42,6 +42,8 @@ Trainer::Trainer(Model& model, const ParamStore& params, const Registries& regis
   if (config.teacher_forcing.samples() && !model.takes_teacher_forcing())
     throw Error("this model does not take teacher forcing below 1 or scheduled sampling (only seq2seq does)");
   optimizer_ = make_plugin(registries.optimizers, config.optimizer, OptimizerArgs{config.optimizer.options, named_});
+  const std::size_t per_epoch = std::max<std::size_t>(steps_per_epoch(), 1);
+  if (config_.steps > 0) config_.epochs = (config_.steps + per_epoch - 1) / per_epoch;
 }
 
 Trainer::~Trainer() = default;
@@ -141,10 +143,11 @@ EpochRecord Trainer::train_epoch() {
   EpochTally tally;
   std::size_t update = history_.size() * per_epoch;  // updates done before this one
   double ratio = 1.0;
-  for (std::size_t from = 0; from < n; from += config_.batch_size, ++update) {
+  const std::size_t last_update = config_.steps > 0 ? config_.steps : config_.epochs * per_epoch;
+  for (std::size_t from = 0; from < n && update < last_update; from += config_.batch_size, ++update) {
     const std::vector<std::size_t> batch(order.begin() + static_cast<std::ptrdiff_t>(from),
                                          order.begin() + static_cast<std::ptrdiff_t>(std::min(n, from + config_.batch_size)));
-    rec.lr = scheduled_lr(config_.schedule, config_.lr, update + 1, config_.epochs * per_epoch);
+    rec.lr = scheduled_lr(config_.schedule, config_.lr, update + 1, last_update);
     ratio = teacher_forcing_ratio(config_.teacher_forcing, update);
     params_.zero_grad();
     const LossResult r = model_.loss(batch, TrainingStep{rng_, config_.label_smoothing, ratio});

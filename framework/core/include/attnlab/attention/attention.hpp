@@ -14,7 +14,6 @@
 #include <optional>
 
 #include "attnlab/attention/multi_head.hpp"
-#include "attnlab/attention/positional_scheme.hpp"
 #include "attnlab/attention/pooling.hpp"
 #include "attnlab/plugins/checked_plugins.hpp"
 
@@ -27,15 +26,15 @@ struct AttentionConfig {
   float dropout = 0.0f;                 // on the attention weights, while training
   std::optional<MultiHead> multi_head;  // none: one attention over the mode's Q, K, V
   // Positions applied where queries meet keys (self-attention): rotated queries and keys, a
-  // bias per head (positional_scheme.hpp); none: the inputs carry their positions, or none.
-  std::shared_ptr<const PositionalScheme> positions;
+  // bias per head (positions.hpp); none: the inputs carry their positions, or none.
+  std::shared_ptr<const CheckedPositional> positions;
 };
 
 // Decoding one position at a time: the keys and values formed so far (split into heads for
 // multi-head attention), [B', t, p] each. Attention::extend appends the new positions' and
 // attends to all of them, so a step costs the same whatever t, but for the t dot products.
 struct KeyValueCache {
-  Var keys, values;
+  Var keys, values;  // (grouped-query attention: [B*kv_heads, t, p], multi_head.hpp)
   // A reordering not applied yet: row i of the cache is row order[i] of keys and values (empty:
   // in order). Beam search reorders the hypotheses after every step; Attention::extend applies
   // the order while it appends the new positions (one copy of the cache per step, not two),
@@ -46,6 +45,8 @@ struct KeyValueCache {
   KeyValueCache select(const std::vector<std::size_t>& rows, std::size_t batch) const;
   // Keys and values with `order` applied.
   KeyValueCache ordered() const;
+  // The memory its keys and values take.
+  std::size_t bytes() const { return keys.defined() ? sizeof(float) * (keys.value().size() + values.value().size()) : 0; }
 };
 
 // The score bias of a pair that may not attend: low enough that softmax, sigmoid and sparsemax
@@ -91,7 +92,7 @@ class Attention {
 
   CheckedMode mode_;
   std::optional<HeadProjections> heads_;  // created after the mode and before the scoring
-  std::shared_ptr<const PositionalScheme> positions_;
+  std::shared_ptr<const CheckedPositional> positions_;
   CheckedScoring scoring_;
   CheckedNormalizer normalizer_;
   float dropout_;

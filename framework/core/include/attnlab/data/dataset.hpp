@@ -7,6 +7,7 @@
 // validated without loading anything), then load() generates or reads the data.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -75,6 +76,13 @@ class DatasetSource {
   // generated), each part at the option responsible for it: a run whose data cannot fit is
   // refused before loading (footprint.hpp). Empty: no estimate.
   virtual Footprint footprint() const { return {}; }
+  // The options under which this dataset's inputs have length `length` (a text's context, a
+  // task's source length), everything else as `options`: evaluation at other lengths (spec
+  // key evaluation.lengths) loads the dataset again with them. nullopt: its inputs have no
+  // length to vary.
+  virtual std::optional<Options> at_length(const Options& options, std::size_t length) const {
+    return (void)options, (void)length, std::nullopt;
+  }
 };
 
 // A dataset file's path: relative paths are taken from `base_dir` (the spec's directory) when

@@ -57,6 +57,9 @@ struct VectorData {
   std::size_t grid_rows = 0, grid_cols = 0;  // images: n = rows * cols
   Vocab vocab;               // token inputs
   std::vector<std::string> classes;
+  // Per-vector labels that make one answer per input (a task's target laid out for a
+  // decoder-only model): a classifier reports exact match, every labelled vector right, too.
+  bool labels_answer = false;
   VectorSplit train, valid;
   VectorSplit probe;  // the examples a run records and measures (empty: valid serves)
 };

@@ -23,6 +23,10 @@ struct Generation {
   // The attention of each written token's position, [layer, head, steps, prompt + steps]: row s
   // is the weights of the position that wrote token s over the positions before it (0 past it).
   Tensor attention;
+  // The key/value cache after the last step: its bytes over every layer, and one layer's keys
+  // [kv_heads, positions, head size] (grouped-query attention keeps fewer heads).
+  std::size_t cache_bytes = 0;
+  Shape cache_keys;
 };
 
 class TextGenerator {

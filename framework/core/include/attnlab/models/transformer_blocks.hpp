@@ -10,7 +10,7 @@
 #pragma once
 
 #include "attnlab/attention/attention.hpp"
-#include "attnlab/attention/positional_encoding.hpp"
+#include "attnlab/attention/positions.hpp"
 #include "attnlab/nn/embedding.hpp"
 #include "attnlab/nn/layer_norm.hpp"
 #include "attnlab/nn/linear.hpp"
@@ -21,16 +21,20 @@ struct TransformerBlockConfig {
   std::size_t d_model = 256;
   std::size_t ffn_hidden = 1024;
   std::size_t heads = 8;  // d_model must be a multiple of heads
+  std::size_t kv_heads = 0;  // heads of keys and values (grouped-query, multi_head.hpp); 0: heads
   float dropout = 0.0f;   // on the attention weights and before each residual sum
   PluginChoice scoring{"scaled_dot", {}, ""};
   PluginChoice normalizer = AttentionConfig{}.normalizer;  // of every attention block
   std::size_t window = 0;  // encoder self-attention: query i sees keys |i - j| < window (0: all)
+  std::shared_ptr<const CheckedPositional> positions;  // in every self-attention (rope, alibi, t5_bias)
 };
 
-// The blocks' options of a model (d_model, ffn_hidden, heads, dropout, scoring, normalizer,
-// window), with the Transformer's defaults but for the dropout; 'd_model' must be a multiple of
+// The blocks' options of a model (d_model, ffn_hidden, heads, kv_heads, dropout, scoring,
+// normalizer, window), with the Transformer's defaults but for the dropout; 'd_model' must be a multiple of
 // 'heads' (refused at 'heads').
 TransformerBlockConfig block_options(const Options& options, float default_dropout);
+// Option 'kv_heads' (default: heads), refused at its place unless it divides heads.
+std::size_t kv_heads_option(const Options& options, std::size_t heads);
 
 // LN(x + dropout(y))
 class AddNorm {
@@ -110,11 +114,12 @@ Init torch_linear(std::size_t fan_in);
 // Parameters: <scope>.norm1, .attention, .norm2, .mlp1, .mlp2.
 struct PreNormConfig {
   std::size_t d_model = 512, mlp_hidden = 2048, heads = 8;
+  std::size_t kv_heads = 0;  // heads of keys and values (grouped-query, multi_head.hpp); 0: heads
   float dropout = 0.1f;
   PluginChoice scoring{"scaled_dot", {}, ""};
   PluginChoice normalizer = AttentionConfig{}.normalizer;
   bool causal = false;
-  std::shared_ptr<const PositionalScheme> positions;  // applied inside attention (rope, alibi)
+  std::shared_ptr<const CheckedPositional> positions;  // in every self-attention (rope, alibi, t5_bias)
 };
 
 class PreNormBlock {
@@ -149,17 +154,21 @@ class CausalAttentionBlock {
   Attention attention_;
 };
 
-// X = dropout(embed(ids) * sqrt(d) + P): the input of both of the Transformer's stacks.
+// X = dropout(embed(ids) * sqrt(d) (+ P)): the input of both of the Transformer's stacks, and
+// the positional scheme of the stack's self-attention. Parameters: <scope>.embedding,
+// <scope>.positional.
 class EmbeddedPositions {
  public:
-  EmbeddedPositions(const ParamScope& scope, std::size_t vocab, std::size_t dim, const std::string& positional,
-                    std::size_t max_len, float dropout);
-  Var operator()(const IntTensor& ids, const ForwardContext& context) const;  // [B, T] -> [B, T, d]
+  EmbeddedPositions(const PluginKinds& kinds, const ParamScope& scope, std::size_t vocab, const PluginChoice& positional,
+                    const PositionsOf& model, float dropout);
+  // ids [B, T] at positions first .. first + T - 1 -> [B, T, d]
+  Var operator()(const IntTensor& ids, const ForwardContext& context, std::size_t first = 0) const;
+  const Positions& positions() const { return positions_; }
 
  private:
   Embedding embedding_;
-  PositionalEncoding positions_;
-  float scale_;
+  Positions positions_;
+  float scale_, dropout_;
 };
 
 // The Transformer's encoder: EmbeddedPositions, then `layers` encoder blocks. Parameters:
@@ -167,15 +176,19 @@ class EmbeddedPositions {
 class TransformerEncoder {
  public:
   TransformerEncoder(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& config,
-                     std::size_t vocab, std::size_t layers, const std::string& positional, std::size_t max_len);
+                     std::size_t vocab, std::size_t layers, const PluginChoice& positional, std::size_t max_len);
   // ids [B, T] -> [B, T, d]; every block's attention weights [B, heads, T, T] go to *weights if given.
   Var operator()(const IntTensor& ids, const ValidLens& lens, const ForwardContext& context,
                  std::vector<Var>* weights = nullptr) const;
+  std::size_t max_positions() const { return input_.positions().max_positions(); }
 
  private:
   EmbeddedPositions input_;
   std::vector<TransformerEncoderBlock> blocks_;
 };
+
+// A Transformer block config with `positions` in its self-attention.
+TransformerBlockConfig with_positions(TransformerBlockConfig config, const Positions& positions);
 
 // Attention weights of a layer stack, [B, heads, n_q, n_k] each -> [B, layer, head, n_q, n_k].
 Tensor stack_layers(const std::vector<Var>& weights);

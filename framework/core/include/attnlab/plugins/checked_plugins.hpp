@@ -6,6 +6,8 @@
 //   mode:       Q [B, n_q, query_dim()], K [B, n_k, key_dim()], V [B, n_k, value_dim()]
 //   cell:       projected inputs [B, T, width]; every step's state shaped as initial_state(B);
 //               output [B, hidden_size]
+//   positional: the input's shape, the queries' and keys' shape, biases [heads, n_q, n_k];
+//               positions past the scheme's table refused before it is read
 #pragma once
 
 #include <memory>
@@ -98,5 +100,20 @@ struct CheckedCell : PluginHandle<RnnCell> {
 };
 CheckedCell make_cell(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
                       std::size_t input_size, std::size_t hidden_size);
+
+struct CheckedPositional : PluginHandle<PositionalScheme> {
+  // Each is called as traits says it acts; otherwise it returns its input (or no bias).
+  Var add_to_input(const Var& x, std::size_t first) const;                        // [B, T, d]
+  Var rotate(const Var& x, std::size_t first, Role role) const;                   // [B', n, head_dim]
+  Var bias(std::size_t q0, std::size_t n_q, std::size_t k0, std::size_t n_k) const;  // [heads, n_q, n_k] or none
+  bool in_attention() const { return traits.rotates || traits.biases_scores; }
+  // Refuses positions first .. first + n - 1 past max_positions, naming the scheme and its table.
+  void require_covered(std::size_t first, std::size_t n) const;
+
+  PositionalTraits traits;
+  std::size_t dim = 0, heads = 0, head_dim = 0;
+};
+CheckedPositional make_positional(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
+                                  const PositionalArgs& args);
 
 }  // namespace attn

@@ -34,6 +34,8 @@ struct TrainConfig {
   PluginChoice optimizer{"adam", {}, ""};
   float lr = 1e-3f;
   std::size_t epochs = 10;
+  std::size_t steps = 0;        // updates in all (0: whole epochs): the run has ceil(steps / updates
+                                // per epoch) epochs and its last one stops after the steps-th update
   std::size_t batch_size = 64;
   double clip = 0.0;            // global gradient norm limit; 0 = no clipping
   bool shuffle = true;
@@ -97,6 +99,7 @@ class Trainer {
   RunStatus run(const std::function<bool(const EpochRecord&)>& on_epoch = {});
   const std::vector<EpochRecord>& history() const { return history_; }
   std::size_t epochs_done() const { return history_.size(); }
+  std::size_t epochs() const { return config_.epochs; }  // (with steps: as many as they take)
 
   TrainerState state() const;
   // Continues from `state` (of a trainer of the same model and config); throws a clear error

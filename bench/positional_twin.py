@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""d2l-neu's positional-information experiment in PyTorch: the twin of attnlab's
+experiments/positional-extrapolation.yaml.
+
+usage: /usr/bin/python3 bench/positional_twin.py [--threads N] [--seeds 1,2,3] [--steps 3000]
+         [--schemes learned,sinusoidal,rope,alibi,none] [--contexts 128,256,512] [--out FILE]
+
+The model is the next d2l edition's attention-only character model (TinyCharLM): an embedding
+N(0, 0.02^2), 2 blocks X = X + proj(MHA_causal(X)) with one qkv projection and no biases, 4 heads,
+128 wide, no FFN, no norm, the output head tied to the embedding; positions learned (a table of
+512 rows, N(0, 0.02^2)), sinusoidal (added), rope (queries and keys of each head turned), alibi
+(slopes 2^(-8h/H), h = 1..H) or none. The data are d2l's TimeMachine: The Time Machine
+(datasets/timemachine/timemachine.txt) with runs of non-letters made one space, lower case, as
+characters; window i is characters [i, i + n), its labels the next ones; the first 100000
+windows train, the next 3000 validate. Training is d2l's train_lm: AdamW (lr 1e-3, no weight
+decay), batches of 64 reshuffled every epoch, 3000 steps. Validation perplexity is
+exp(mean cross-entropy over every validation token) at each context (d2l averages its batches'
+means, which differs only by its last, smaller batch). Prints one JSON line per scheme: the
+perplexity at each context, the last 100 steps' mean training loss and the seconds taken; with
+--out, appends them to FILE and skips the (scheme, seed) pairs FILE already holds, so that an
+interrupted reproduction continues where it stopped.
+"""
+import json
+import math
+import os
+import re
+import time
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from torch_twin import arguments, set_threads
+
+TEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "datasets", "timemachine", "timemachine.txt")
+NUM_TRAIN, NUM_VALID = 100000, 3000
+
+
+def corpus():
+    """The characters of The Time Machine as d2l reads them, as ids (vocabulary: sorted characters)."""
+    with open(TEXT) as f:
+        text = re.sub("[^A-Za-z]+", " ", f.read()).lower()
+    chars = sorted(set(text))
+    return torch.tensor([chars.index(c) for c in text]), len(chars)
+
+
+def windows(ids, n, first, count):
+    """Windows first .. first + count - 1 of n characters and their next characters."""
+    starts = torch.arange(first, first + count)
+    at = starts[:, None] + torch.arange(n)[None, :]
+    return ids[at], ids[at + 1]
+
+
+def rotate(x):
+    """Turns each feature pair (2m, 2m+1) of x [..., n, p] at position i by i * 10000^(-2m/p)."""
+    n, p = x.shape[-2], x.shape[-1]
+    angle = torch.arange(n, dtype=torch.float32)[:, None] * 10000.0 ** (-torch.arange(0, p, 2) / p)[None, :]
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack([even * angle.cos() - odd * angle.sin(), even * angle.sin() + odd * angle.cos()], -1).flatten(-2)
+
+
+class CharModel(nn.Module):
+    def __init__(self, vocab, positional, d=128, heads=4, blocks=2, max_len=512):
+        super().__init__()
+        self.heads, self.positional = heads, positional
+        self.embedding = nn.Embedding(vocab, d)
+        nn.init.normal_(self.embedding.weight, std=0.02)
+        if positional == "learned":
+            self.table = nn.Parameter(torch.randn(max_len, d) * 0.02)
+        if positional == "sinusoidal":
+            angle = torch.arange(max_len)[:, None] / 10000 ** (torch.arange(0, d, 2) / d)
+            self.register_buffer("table", torch.stack([angle.sin(), angle.cos()], -1).reshape(max_len, d))
+        self.qkv = nn.ModuleList(nn.Linear(d, 3 * d, bias=False) for _ in range(blocks))
+        self.proj = nn.ModuleList(nn.Linear(d, d, bias=False) for _ in range(blocks))
+
+    def attend(self, b, h):
+        batch, n, d = h.shape
+        q, k, v = (u.reshape(batch, n, self.heads, -1).transpose(1, 2) for u in self.qkv[b](h).chunk(3, -1))
+        if self.positional == "rope":
+            q, k = rotate(q), rotate(k)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if self.positional == "alibi":
+            slopes = 2.0 ** (-8.0 * torch.arange(1, self.heads + 1) / self.heads)
+            position = torch.arange(n, dtype=torch.float32)
+            scores = scores + slopes[:, None, None] * (position[None, :] - position[:, None])
+        scores = scores.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1), float("-inf"))
+        out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(batch, n, d)
+        return self.proj[b](out)
+
+    def forward(self, x):
+        h = self.embedding(x)
+        if self.positional in ("learned", "sinusoidal"):
+            h = h + self.table[: x.shape[1]]
+        for b in range(len(self.qkv)):
+            h = h + self.attend(b, h)
+        return h @ self.embedding.weight.T
+
+
+def perplexity(model, ids, n):
+    x, y = windows(ids, n, NUM_TRAIN, NUM_VALID)
+    total = 0.0
+    with torch.no_grad():
+        for rows in torch.arange(NUM_VALID).split(16):
+            logits = model(x[rows])
+            total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y[rows].reshape(-1), reduction="sum").item()
+    return math.exp(total / (NUM_VALID * n))
+
+
+def train(positional, ids, vocab, steps, seed):
+    torch.manual_seed(seed)
+    model = CharModel(vocab, positional)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
+    x, y = windows(ids, 128, 0, NUM_TRAIN)
+    losses = []
+    while len(losses) < steps:
+        for rows in torch.randperm(NUM_TRAIN).split(64):
+            logits = model(x[rows])
+            loss = F.cross_entropy(logits.reshape(-1, vocab), y[rows].reshape(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            if len(losses) == steps:
+                break
+    return model, sum(losses[-100:]) / min(100, len(losses))
+
+
+def done_in(path):
+    """The (scheme, seed) pairs an output file already holds."""
+    if not path or not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {(r["positional"], r["seed"]) for r in map(json.loads, filter(str.strip, f))}
+
+
+def main():
+    args = arguments(steps=3000, seeds="1,2,3", schemes="learned,sinusoidal,rope,alibi,none", contexts="128,256,512", out="")
+    set_threads(torch, args.threads)
+    ids, vocab = corpus()
+    done = done_in(args.out)
+    for seed in map(int, args.seeds.split(",")):
+        for positional in args.schemes.split(","):
+            if (positional, seed) in done:
+                continue
+            start = time.perf_counter()
+            model, train_loss = train(positional, ids, vocab, args.steps, seed)
+            trained = time.perf_counter() - start
+            model.eval()
+            ppl = {n: perplexity(model, ids, int(n)) for n in args.contexts.split(",")}
+            line = json.dumps({"positional": positional, "seed": seed, "valid_ppl": ppl, "train_loss": train_loss,
+                               "train_seconds": trained, "seconds": time.perf_counter() - start, "threads": args.threads})
+            print(line, flush=True)
+            if args.out:
+                with open(args.out, "a") as f:
+                    f.write(line + "\n")
+
+
+if __name__ == "__main__":
+    main()
