@@ -73,6 +73,24 @@ TEST_CASE("report in a browser: curves per sweep point with std bands and a log-
   check_in_browser("curves");
 }
 
+TEST_CASE("report in a browser: metrics against the input length of evaluation.lengths, one curve per sweep point", "[browser][lengths]") {
+  attn::test::TempDir dir("attnlab-browser-lengths");
+  std::ofstream(dir / "lm.yaml") << "name: lm\ndataset: {name: text_corpus, path: " << source_root
+                                 << "/datasets/timemachine/timemachine.txt, num_steps: 16, num_train: 640, num_valid: 64}\n"
+                                    "model: {name: language_model, d_model: 16, heads: 2, layers: 1, max_len: 64}\n"
+                                    "training: {optimizer: adam, lr: 0.01, steps: 20, batch_size: 64}\n"
+                                    "evaluation: {lengths: [16, 32, 64]}\nsweep: {model.positional: [alibi, learned, none]}\n";
+  const std::string h5 = dir / "lm.h5", page = dir / "lm.html";
+  const auto run = command_output(attnlab_exe + " run " + (dir / "lm.yaml") + " --output " + h5 + " 2>&1");
+  INFO(run.text);
+  REQUIRE(run.status == 0);
+  REQUIRE(command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1").status == 0);
+  const auto out = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + page + " lengths 2>&1");
+  INFO(out.text);
+  CHECK(out.status == 0);
+  CHECK(out.text.find("lengths: ok") != std::string::npos);
+}
+
 TEST_CASE("report in a browser: a panel saves as an SVG file", "[browser]") {
   check_in_browser("svg");
 }

@@ -331,3 +331,19 @@ TEST_CASE("the history records the learning rate, clipping and the gradient norm
   u.run();
   CHECK(u.history()[0].clipped_fraction == 0.0);
 }
+
+TEST_CASE("training.steps: as many epochs as the steps take, the last cut after the last step; the schedule spans the steps", "[training][schedules]") {
+  SmallRun run;
+  TrainConfig c = small_config(99);  // (steps decide the epochs)
+  c.steps = 7;                       // 96 examples in batches of 32: 3 updates an epoch, so 3 epochs, the last of one update
+  c.schedule.name = "cosine";
+  Trainer t(*run.model, run.store, builtins(), c, 3);
+  CHECK(t.epochs() == 3);
+  t.run();
+  REQUIRE(t.history().size() == 3);
+  for (const auto& [epoch, update] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 3}, {1, 6}, {2, 7}}) {
+    INFO("epoch " << epoch + 1 << " ends with update " << update);  // each record keeps its last update's rate
+    CHECK(t.history()[epoch].lr == Approx(scheduled_lr(c.schedule, c.lr, update, 7)));
+  }
+  CHECK(t.history()[0].lr != Approx(scheduled_lr(c.schedule, c.lr, 3, 9)));  // (not a schedule of 3 whole epochs)
+}

@@ -253,6 +253,22 @@ def check_curves(driver):
     expect(state(driver, "curves-panel")["metric"] == "grad_norm", "the metric selector did not switch")
 
 
+def check_lengths(driver):
+    """The panel "At other lengths": a curve per sweep point of a metric against the input length."""
+    lengths = data(driver)["lengths"]
+    expect(state(driver, "lengths-panel")["metric"] == "valid_ppl", "the length curves do not start on valid_ppl")
+    chart = driver.find_element(By.CSS_SELECTOR, "#lengths-panel svg.chart")
+    expect(len(chart.find_elements(By.CSS_SELECTOR, "polyline.mean")) == len(lengths["valid_ppl"]),
+           "one mean line per sweep point is missing")
+    labels = [t.text for t in chart.find_elements(By.CSS_SELECTOR, "text")]
+    expect("input length" in labels, f"the x axis is not the input length: {labels}")
+    for g in lengths["valid_ppl"]:
+        line = chart.find_element(By.CSS_SELECTOR, f"polyline.mean[data-label='{g['label']}']")
+        expect(len(line.get_attribute("points").split()) == len(g["epoch"]), f"{g['label']}: not one point per length")
+    choose(driver, "lengths-panel", "metric", "valid_accuracy")
+    expect(state(driver, "lengths-panel")["metric"] == "valid_accuracy", "the metric selector did not switch")
+
+
 def check_svg(driver, downloads):
     text = driver.execute_script("return window.attnlabReport.svgText(document.querySelector('#explorer-panel svg.heatmap'))")
     expect(text.startswith("<?xml") and 'xmlns="http://www.w3.org/2000/svg"' in text and "rect" in text,
@@ -333,7 +349,7 @@ def main():
     screenshot = sys.argv[sys.argv.index("--screenshot") + 1] if "--screenshot" in sys.argv else None
     checks = {"open": lambda driver: None, "toc": check_toc, "explorer": check_explorer, "scale": check_scale, "epoch": check_epoch,
               "tokens": check_tokens, "side-by-side": check_side_by_side, "curves": check_curves, "svg": check_svg,
-              "inputs": check_inputs}
+              "inputs": check_inputs, "lengths": check_lengths}
     if check not in checks:
         sys.exit(f"unknown check {check!r}; the checks are {', '.join(checks)}")
     driver = service = None

@@ -111,6 +111,7 @@ std::pair<std::string, std::size_t> length_metric_parts(const std::string& m) {
 std::string length_metric_name(const std::string& metric, std::size_t length) { return metric + "@" + std::to_string(length); }
 
 bool is_per_class_metric(const std::string& m) {
+  if (m.find('@') != std::string::npos) return false;  // (at another length: the tables by length)
   return std::any_of(per_class_prefixes.begin(), per_class_prefixes.end(), [&](const std::string& p) { return m.rfind(p, 0) == 0; });
 }
 

@@ -57,8 +57,7 @@ struct Table {
 // lengths) the headline metrics per sweep point and length, then (when runs measured attention)
 // the attention metrics per sweep point and map kind; numbers by format_number, "mean ± std".
 std::vector<Table> summary_tables(const Summary& s);
-// Text and Markdown: the metrics table, then (when runs measured attention) a table of the
-// attention metrics per sweep point and map kind. CSV: one table of every column, named as the
+// Text and Markdown: summary_tables' tables (the metrics, by length, per class, attention). CSV: one table of every column, named as the
 // file's /summary datasets (runs_ok, <metric>_mean...), at full precision.
 std::string format_summary(const Summary& s, TableFormat format);
 // A table as aligned text (header, a rule, rows) or Markdown.

@@ -1,5 +1,7 @@
 #include "lab/runner/length_evaluation.hpp"
 
+#include <algorithm>
+
 namespace attn {
 namespace {
 
@@ -50,10 +52,8 @@ std::unique_ptr<RunParts> model_at_length(const RunPlan& plan, const RunParts& t
   return parts;
 }
 
-LengthMetrics evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, const Registries& registries,
-                                  const std::string& spec_dir, const MemoryLimit& limit,
-                                  const std::function<void(const std::string&)>& stage) {
-  LengthMetrics out;
+void evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, const Registries& registries, const std::string& spec_dir,
+                         const MemoryLimit& limit, const std::function<void(const std::string&)>& stage, LengthMetrics& out) {
   for (std::size_t i = 0; i < plan.lengths.size(); ++i) {
     const std::size_t length = plan.lengths[i];
     if (stage) stage("evaluating at length " + std::to_string(length) + " (" + std::to_string(i + 1) + " of " + std::to_string(plan.lengths.size()) + ")");
@@ -61,11 +61,15 @@ LengthMetrics evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, 
     const NoGrad no_grad;
     out.emplace_back(length, parts->model->evaluate(true));
   }
-  return out;
 }
 
 void check_lengths(const RunPlan& plan, const RunParts& parts, const Registries& registries, const std::string& spec_dir,
                    const MemoryLimit& limit, std::vector<Diagnostic>& out) {
+  for (std::size_t i = 0; i < plan.lengths.size(); ++i)
+    if (std::count(plan.lengths.begin(), plan.lengths.begin() + static_cast<std::ptrdiff_t>(i), plan.lengths[i])) {
+      out.push_back({lengths_where(plan), "'evaluation.lengths' gives " + std::to_string(plan.lengths[i]) + " twice; give each length once"});
+      return;
+    }
   for (const std::size_t length : plan.lengths) {
     try {
       model_at_length(plan, parts, registries, spec_dir, length, limit);

@@ -23,13 +23,13 @@ namespace attn {
 std::unique_ptr<RunParts> model_at_length(const RunPlan& plan, const RunParts& trained, const Registries& registries,
                                           const std::string& spec_dir, std::size_t length, const MemoryLimit& limit);
 
-// The trained model's metrics at every length of plan.lengths, telling `stage` of each one.
-LengthMetrics evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, const Registries& registries,
-                                  const std::string& spec_dir, const MemoryLimit& limit,
-                                  const std::function<void(const std::string&)>& stage);
+// The trained model's metrics at every length of plan.lengths, appended to `out` one length at
+// a time (a failure keeps those before it), telling `stage` of each one.
+void evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, const Registries& registries, const std::string& spec_dir,
+                         const MemoryLimit& limit, const std::function<void(const std::string&)>& stage, LengthMetrics& out);
 
 // validate_runs' part: every length of the plan is refused now, at evaluation.lengths, if the
-// run could not be evaluated there after training.
+// run could not be evaluated there after training; so is a length given twice.
 void check_lengths(const RunPlan& plan, const RunParts& parts, const Registries& registries, const std::string& spec_dir,
                    const MemoryLimit& limit, std::vector<Diagnostic>& out);
 

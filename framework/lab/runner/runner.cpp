@@ -321,7 +321,8 @@ int validate_experiment(const std::string& spec_path, const RunnerOptions& optio
   if (!p) return 2;
   std::printf("%s: valid; %zu run%s:\n", spec_path.c_str(), p->spec.runs.size(), p->spec.runs.size() == 1 ? "" : "s");
   for (const RunPlan& r : p->spec.runs) {
-    const std::string length = r.training.steps > 0 ? std::to_string(r.training.steps) + " steps" : std::to_string(r.training.epochs) + " epochs";
+    const std::size_t count = r.training.steps > 0 ? r.training.steps : r.training.epochs;
+    const std::string length = std::to_string(count) + (r.training.steps > 0 ? " step" : " epoch") + (count == 1 ? "" : "s");
     std::printf("  %-40s %s on %s, %s\n", r.id.c_str(), r.model.c_str(), r.dataset.c_str(), length.c_str());
   }
   return 0;

@@ -35,7 +35,8 @@
 //    token sets), so ModelArgs and DatasetSource::load changed; Attention's call takes a score
 //    bias.
 // 10: a fifth plugin kind, positional schemes (PluginKinds and Registries gained a registry);
-//    AttentionConfig::positions is a checked positional scheme.
+//    AttentionConfig::positions is a checked positional scheme; DatasetSource::at_length
+//    (evaluation at other lengths), VectorData::labels_answer, MultiHead::kv_heads.
 #define ATTNLAB_PLUGIN_API_VERSION 10
 
 namespace attn {

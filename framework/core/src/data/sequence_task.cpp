@@ -52,13 +52,13 @@ class SequenceTask final : public DatasetSource {
                                                         ") must not exceed 'max_len' (" + std::to_string(max_len_) + ")");
   }
 
-  // Strings of exactly `length` digits (for add: operands of up to length / 2 digits), padded
-  // to num_steps or, if longer, to the string and <eos>.
+  // Strings of exactly `length` digits (for add: operands of length / 2 digits each), padded to
+  // num_steps or, if longer, to the string and <eos> (for add: "a+b" and <eos>, length + 2).
   std::optional<Options> at_length(const Options& options, std::size_t length) const override {
     Options o = options;
     o.set("min_len", std::to_string(task_ == "add" ? std::max<std::size_t>(length / 2, 1) : length));
     o.set("max_len", std::to_string(length));
-    if (!is_classification_task(task_)) o.set("num_steps", std::to_string(std::max(num_steps_, length + 1)));
+    if (!is_classification_task(task_)) o.set("num_steps", std::to_string(std::max(num_steps_, length + (task_ == "add" ? 2 : 1))));
     return o;
   }
 

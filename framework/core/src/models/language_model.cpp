@@ -47,17 +47,25 @@ PreNormConfig lm_config(const Options& o) {
   return c;
 }
 
+// `a`, when its data are token sequences with a label per token; else what would be.
+const ModelArgs& token_sequences(const ModelArgs& a) {
+  const auto* d = std::get_if<VectorData>(&a.data);
+  if (!d || d->kind != InputKind::tokens || d->vocab.size() == 0 || d->train.labels.dimension() != 2)
+    throw std::invalid_argument("model 'language_model' reads token sequences with the next token as each one's label: dataset "
+                                "text_corpus, or sequence_task with option layout: decoder; this dataset gives " +
+                                std::string(d ? "sets of " + std::string(to_string(d->kind)) + " with one label each" : "sources and targets, or regression data"));
+  return a;
+}
+
 class LanguageModel final : public Classifier, public TextGenerator {
  public:
   explicit LanguageModel(const ModelArgs& a)
-      : Classifier(a, "language_model", true, false),
+      : Classifier(token_sequences(a), "language_model", true, false),
         c_(lm_config(a.options)),
         gpt_(option_choice(a.options, "block", "attention_only", {"attention_only", "gpt"}) == "gpt"),
         max_len_(a.options.get<std::size_t>("max_len", std::max<std::size_t>(data_.max_len, 512), 1, 1 << 20)),
         tied_(a.options.get<bool>("tied", true)),
         embedding_(a.params.child("embedding"), data_.vocab.size(), c_.d_model, Init::normal(0.02f)) {
-    if (data_.kind != InputKind::tokens || data_.vocab.size() == 0)
-      throw std::invalid_argument(std::string("model 'language_model' reads text (dataset text_corpus); this dataset gives ") + to_string(data_.kind));
     if (max_len_ < data_.max_len)
       throw SpecError(a.options.where("max_len"), "option 'max_len' (" + std::to_string(max_len_) + ") must be at least the dataset's num_steps (" +
                                                       std::to_string(data_.max_len) + ")");

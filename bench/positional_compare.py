@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""attnlab's experiments/positional-extrapolation.yaml against its PyTorch twin (bench/positional_twin.py)
+and against d2l-neu's printed table: the reproduction's checks, as a Markdown table.
+
+usage: /usr/bin/python3 bench/positional_compare.py RESULTS.h5 TWIN.jsonl [--attnlab build/attnlab]
+
+Validation perplexity per scheme and context, mean ± std over seeds on each side. The checks:
+  - the qualitative result: alibi and none change less than 10% from 128 to 512; rope is the
+    best of the five at 128; learned, sinusoidal and rope are at least twice as bad at 512 as
+    at 128 (attnlab's means);
+  - the twin: the means within 5% of each other at 128; at 256 and 512 within two standard
+    deviations (the larger side's) of each other.
+Exit status 0 when every check holds, 1 otherwise.
+"""
+import csv
+import io
+import json
+import statistics
+import subprocess
+import sys
+
+SCHEMES = ["learned", "sinusoidal", "rope", "alibi", "none"]
+CONTEXTS = ["128", "256", "512"]
+D2L_NEU = {"learned": [6.0, 15.9, 26.1], "sinusoidal": [6.9, 19.8, 35.1], "rope": [5.1, 14.9, 69.5],
+           "alibi": [7.3, 7.3, 7.2], "none": [9.2, 9.4, 9.5]}
+
+
+def attnlab_side(results, attnlab):
+    """scheme -> context -> (mean, std) from `attnlab compare --format csv`."""
+    text = subprocess.run([attnlab, "compare", results, "--format", "csv"], check=True, capture_output=True, text=True).stdout
+    out = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        scheme = row["sweep_point"].split("=")[-1]
+        out[scheme] = {c: (float(row[f"valid_ppl@{c}_mean"]), float(row[f"valid_ppl@{c}_std"] or 0)) for c in CONTEXTS}
+    return out
+
+
+def twin_side(path):
+    """scheme -> context -> (mean, std) over the seeds of the twin's JSON lines."""
+    values = {}
+    with open(path) as f:
+        for r in map(json.loads, filter(str.strip, f)):
+            for c in CONTEXTS:
+                values.setdefault(r["positional"], {}).setdefault(c, []).append(r["valid_ppl"][c])
+    return {s: {c: (statistics.mean(v), statistics.stdev(v) if len(v) > 1 else 0.0) for c, v in by.items()} for s, by in values.items()}
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    attnlab = sys.argv[sys.argv.index("--attnlab") + 1] if "--attnlab" in sys.argv else "build/attnlab"
+    a, t = attnlab_side(sys.argv[1], attnlab), twin_side(sys.argv[2])
+    failures = []
+    print("| scheme | context | attnlab | PyTorch twin | d2l-neu | twin check |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for s in SCHEMES:
+        for k, c in enumerate(CONTEXTS):
+            (ma, sa), (mt, st) = a[s][c], t.get(s, {}).get(c, (float("nan"), float("nan")))
+            if c == "128":
+                ok, rule = abs(ma - mt) <= 0.05 * mt, f"{abs(ma - mt) / mt:.1%} of the twin (≤ 5%)"
+            else:
+                ok, rule = abs(ma - mt) <= 2 * max(sa, st), f"|Δ| {abs(ma - mt):.2f} vs 2σ {2 * max(sa, st):.2f}"
+            failures += [] if ok else [f"{s} at {c}: {rule}"]
+            print(f"| {s} | {c} | {ma:.2f} ± {sa:.2f} | {mt:.2f} ± {st:.2f} | {D2L_NEU[s][k]} | {'holds' if ok else 'FAILS'}: {rule} |")
+    mean = {s: {c: a[s][c][0] for c in CONTEXTS} for s in SCHEMES}
+    for s in ("alibi", "none"):
+        change = abs(mean[s]["512"] / mean[s]["128"] - 1)
+        print(f"\n{s}: {change:.1%} change from 128 to 512 (< 10%)", end="")
+        failures += [] if change < 0.10 else [f"{s} changes {change:.1%} from 128 to 512"]
+    best = min(SCHEMES, key=lambda s: mean[s]["128"])
+    print(f"\nbest at 128: {best} (rope expected)", end="")
+    failures += [] if best == "rope" else [f"the best at 128 is {best}, not rope"]
+    for s in ("learned", "sinusoidal", "rope"):
+        ratio = mean[s]["512"] / mean[s]["128"]
+        print(f"\n{s}: 512 / 128 = {ratio:.2f} (≥ 2)", end="")
+        failures += [] if ratio >= 2 else [f"{s} is only {ratio:.2f} times as bad at 512"]
+    print("\n\n" + ("every check holds" if not failures else "failed: " + "; ".join(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
