@@ -129,8 +129,9 @@ TEST_CASE("models refuse data of the wrong kind and unknown options", "[models][
 
 TEST_CASE("the Transformer's key/value cache decodes as re-running the decoder over the prefix", "[models][decoding]") {
   const Data data = reverse_task(200);
-  for (const std::string positional : {"sinusoidal", "learned"}) {
+  for (const std::string positional : {"sinusoidal", "learned", "rope", "kv_heads 2", "kv_heads 1"}) {
     DYNAMIC_SECTION(positional << " positions") {
+      const bool grouped = positional.rfind("kv_heads", 0) == 0;  // grouped-query and multi-query attention, sinusoidal
       // Two models with the same weights (same seed), one decoding with the cache, one without.
       std::vector<ParamStore> stores(2);
       std::vector<std::shared_ptr<Model>> models;
@@ -138,8 +139,8 @@ TEST_CASE("the Transformer's key/value cache decodes as re-running the decoder o
         Rng rng(5);
         Options o;
         for (const auto& [key, v] : std::vector<std::pair<std::string, std::string>>{
-                 {"d_model", "16"}, {"ffn_hidden", "32"}, {"heads", "4"}, {"layers", "2"}, {"positional", positional},
-                 {"kv_cache", cache}})
+                 {"d_model", "16"}, {"ffn_hidden", "32"}, {"heads", "4"}, {"layers", "2"}, {"positional", grouped ? "sinusoidal" : positional},
+                 {"kv_heads", grouped ? positional.substr(9) : "4"}, {"kv_cache", cache}})
           o.set(key, v);
         models.push_back(builtins().models.create("transformer", ModelArgs{builtins(), ParamScope(stores[models.size()], rng), o, data}));
       }
@@ -152,6 +153,11 @@ TEST_CASE("the Transformer's key/value cache decodes as re-running the decoder o
         INFO("beam " << beam);
         CHECK(cached.tokens == full.tokens);
         CHECK(cached.log_prob == Approx(full.log_prob).epsilon(1e-6));
+        // greedy's cache: per block, keys and values of 30 steps and of the source's 7 positions
+        // (num_steps), kv_heads heads of 4; none without it
+        const std::size_t kv = grouped ? std::stoul(positional.substr(9)) : 4;
+        if (beam == 1) CHECK(cached.cache_bytes == sizeof(float) * 2 * 2 * kv * 4 * (30 + 7));
+        CHECK(full.cache_bytes == 0);
         REQUIRE(cached.attention.size() == full.attention.size());
         for (std::size_t m = 0; m < cached.attention.size(); ++m) {
           const Tensor &a = cached.attention[m].second, &b = full.attention[m].second;

@@ -45,6 +45,9 @@ int translate(const std::vector<std::string>& args) {
     }
     const Translation t = run.decoder->translate(src_ids, decode);
     std::printf("%s => %s\n", sentence.c_str(), join_tokens(data.tgt_vocab.decode(t.tokens)).c_str());
+    if (t.cache_bytes > 0)
+      std::fprintf(stderr, "key/value cache: %.1f KB (the decoder's self-attention and its keys and values of the source, every "
+                           "layer and beam)\n", static_cast<double>(t.cache_bytes) / 1024.0);
     if (!a.flag("--attention")) continue;
     std::vector<std::string> rows, columns;  // output tokens then <eos>; source tokens then <eos>
     for (int token : t.tokens) rows.push_back(data.tgt_vocab.token(token));

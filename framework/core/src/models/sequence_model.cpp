@@ -214,6 +214,7 @@ std::vector<Translation> SequenceModel::greedy(const VectorBatch& src, std::size
     for (const NamedTensors& row : steps[b]) rows.push_back(&row);
     for (auto& named : stack_steps(rows)) out[b].attention.push_back(std::move(named));
     out[b].score = out[b].log_prob;
+    out[b].cache_bytes = state->cache_bytes();
   }
   return out;
 }
@@ -349,6 +350,7 @@ std::vector<Translation> SequenceModel::beam_search(const VectorBatch& src, cons
       return a.score(alpha) < c.score(alpha);
     });
     out.push_back(translation(records, *best, alpha));
+    out.back().cache_bytes = state->cache_bytes();
   }
   return out;
 }

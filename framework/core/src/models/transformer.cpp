@@ -61,6 +61,13 @@ struct TransformerState final : DecoderState {
     std::copy_n(all.data() + source_row[row] * per, per, w.data());
     return {{"encoder_self", std::move(w)}};
   }
+
+  // Every block's self-attention cache and its cross-attention's keys and values of the memory.
+  std::size_t cache_bytes() const override {
+    std::size_t bytes = 0;
+    for (const auto& c : cache) bytes += c.self.bytes() + c.memory.bytes();
+    return bytes;
+  }
 };
 
 Hyper read_hyper(const Options& o) {

@@ -24,6 +24,8 @@ class DecoderState {
     (void)row;
     return {};
   }
+  // The memory its key/value caches take (0: a decoder without one).
+  virtual std::size_t cache_bytes() const { return 0; }
 };
 
 struct DecodeStep {
@@ -47,6 +49,7 @@ struct Translation {
   double log_prob = 0.0;
   double score = 0.0;       // log_prob / L^alpha for beam search
   NamedTensors attention;  // name -> [layer, head, steps, n_k]
+  std::size_t cache_bytes = 0;  // the decoder's key/value caches at the end (all beams)
 };
 
 class SequenceModel : public Model {
