@@ -222,6 +222,30 @@ TEST_CASE("a character language model of The Time Machine: the perplexities docs
   CHECK(results.run("positional-rope").metrics.at("valid_ppl") < results.run("positional-learned").metrics.at("valid_ppl"));  // as d2l-neu at 128
 }
 
+TEST_CASE("train short, test long at a quarter of the context: d2l-neu's positional picture, as docs/reproductions.md quotes",
+          "[reproduction][language][lengths]") {
+  test::TempDir tmp("attnlab-extrapolation");
+  RunnerOptions o;
+  o.output = tmp / "positional-extrapolation-small.h5";
+  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/positional-extrapolation-small.yaml", o) == 0);
+  const ResultsReader results(tmp / "positional-extrapolation-small.h5");
+  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/reproductions.md");
+  std::map<std::string, std::vector<double>> ppl;  // scheme -> perplexity at 32, 64, 128
+  for (const std::string positional : {"learned", "sinusoidal", "rope", "alibi", "none"}) {
+    std::string row = "| `" + positional + "` |";
+    for (const auto& [length, metrics] : results.length_metrics("positional-" + positional)) {
+      ppl[positional].push_back(metrics.at("valid_ppl"));
+      row += " " + test::fixed(metrics.at("valid_ppl"), 4) + " |";
+    }
+    INFO(positional);
+    REQUIRE(ppl[positional].size() == 3);
+    CHECK_THAT(page, Catch::Contains(row));
+  }
+  for (const std::string flat : {"alibi", "none"}) CHECK(std::abs(ppl[flat][2] / ppl[flat][0] - 1) < 0.10);
+  for (const std::string other : {"learned", "sinusoidal", "alibi", "none"}) CHECK(ppl["rope"][0] < ppl[other][0]);
+  for (const std::string grows : {"learned", "sinusoidal", "rope"}) CHECK(ppl[grows][2] >= 2 * ppl[grows][0]);
+}
+
 TEST_CASE("spoken digits from a voice never heard: the accuracies docs/concepts/speech-frames.md quotes", "[reproduction][speech]") {
   test::TempDir tmp("attnlab-spoken");
   RunnerOptions o;
