@@ -74,11 +74,11 @@ Attention::Attention(const PluginKinds& kinds, const ParamScope& scope, const At
                      std::size_t query_dim, std::size_t key_dim, std::size_t value_dim)
     : mode_(make_mode(kinds, config.mode, scope.child("mode"), query_dim, key_dim, value_dim)),
       heads_(head_projections(scope, config, mode_)),
+      positions_(config.positions),
       scoring_(make_scoring(kinds, config.scoring, scope.child("scoring"),
                             heads_ ? heads_->head_dim() : mode_.query_dim(),
                             heads_ ? heads_->head_dim() : mode_.key_dim())),
       normalizer_(make_normalizer(kinds, config.normalizer, scope.child("normalizer"))),
-      positions_(config.positions),
       dropout_(config.dropout) {
   const std::size_t heads = heads_ ? heads_->output_dim() / heads_->head_dim() : 1;
   const std::size_t head_dim = heads_ ? heads_->head_dim() : mode_.query_dim();

@@ -24,7 +24,7 @@ struct PositionsOf {
   float init_std = 0.02f;          // its scale for a learned table
   // Why the model has no attention scores for a scheme to rotate or bias ("" when it has):
   // such a scheme is then refused at the `positional` key.
-  std::string no_attention_scores;
+  std::string no_attention_scores = {};
 };
 
 class Positions {

@@ -110,7 +110,7 @@ struct CheckedPositional : PluginHandle<PositionalScheme> {
   // Refuses positions first .. first + n - 1 past max_positions, naming the scheme and its table.
   void require_covered(std::size_t first, std::size_t n) const;
 
-  PositionalTraits traits;
+  PositionalTraits traits = {};
   std::size_t dim = 0, heads = 0, head_dim = 0;
 };
 CheckedPositional make_positional(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
