@@ -80,7 +80,9 @@ Attention::Attention(const PluginKinds& kinds, const ParamScope& scope, const At
                             heads_ ? heads_->head_dim() : mode_.key_dim())),
       normalizer_(make_normalizer(kinds, config.normalizer, scope.child("normalizer"))),
       dropout_(config.dropout) {
-  const std::size_t heads = heads_ ? heads_->output_dim() / heads_->head_dim() : 1;
+  // Without multi-head projections the caller may have split heads into the batch (gat, rows
+  // b * heads + h): the scheme's heads are then its.
+  const std::size_t heads = heads_ ? heads_->output_dim() / heads_->head_dim() : positions_ ? positions_->heads : 1;
   const std::size_t head_dim = heads_ ? heads_->head_dim() : mode_.query_dim();
   if (positions_ && (positions_->heads != heads || (positions_->traits.rotates && positions_->head_dim != head_dim)))
     throw std::invalid_argument(positions_->who + " was made for " + std::to_string(positions_->heads) + " heads of size " +

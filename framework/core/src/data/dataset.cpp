@@ -1,5 +1,7 @@
 #include "attnlab/data/dataset.hpp"
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -25,7 +27,11 @@ IntTensor take_rows(const IntTensor& t, const std::vector<std::size_t>& rows) {
   const std::size_t per = t.size() / std::max<std::size_t>(shape[0], 1);
   shape[0] = rows.size();
   IntTensor out = IntTensor::from_shape(shape);
-  for (std::size_t i = 0; i < rows.size(); ++i) std::copy_n(t.data() + rows[i] * per, per, out.data() + i * per);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] >= t.shape()[0])
+      throw std::out_of_range("take_rows: row " + std::to_string(rows[i]) + " of " + std::to_string(t.shape()[0]));
+    std::copy_n(t.data() + rows[i] * per, per, out.data() + i * per);
+  }
   return out;
 }
 

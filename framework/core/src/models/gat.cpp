@@ -7,8 +7,9 @@
 //             h_i' = sum_j dropout(alpha_ij) z_j  heads concatenated, then ELU
 //   last:     the same with out_heads heads of size classes, averaged: the node's logits [B, n, C]
 // Options: hidden (F), heads, layers, out_heads, dropout (inputs of each layer and the weights),
-// scoring, normalizer, positional (default none: a graph's nodes have no order; sinusoidal or
-// learned add node numbers to the features, and the model is then no longer the same under a
+// scoring, normalizer, positional (default none: a graph's nodes have no order; any other scheme
+// makes node numbers positions, in every layer: added to Z (sinusoidal, learned) or inside its
+// attention (rope, alibi, t5_bias), and the model is then no longer the same under a
 // renumbering of the nodes). The weights W_l are Glorot-uniform, as the paper's code.
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/attention/positions.hpp"
@@ -32,13 +33,16 @@ AttentionConfig graph_attention(const Options& o, float dropout) {
 
 class GatLayer {
  public:
-  GatLayer(const PluginKinds& kinds, const ParamScope& s, const AttentionConfig& config, std::size_t in, std::size_t heads,
-           std::size_t out)
-      : w_(s.child("W"), in, heads * out, false), attention_(kinds, s.child("attention"), config, out, out, out), heads_(heads) {}
+  GatLayer(const PluginKinds& kinds, const ParamScope& s, AttentionConfig config, const PluginChoice& positional, std::size_t nodes,
+           std::size_t in, std::size_t heads, std::size_t out)
+      : w_(s.child("W"), in, heads * out, false),
+        positions_(kinds, positional, s.child("positional"), PositionsOf{heads * out, heads, nodes}),
+        attention_(kinds, s.child("attention"), with_positions(std::move(config), positions_), out, out, out),
+        heads_(heads) {}
 
   // h [B, n, in], bias [B, n, n] -> per head [B*heads, n, out]; the weights [B, heads, n, n] to *weights.
   Var operator()(const Var& h, const Var& bias, const ForwardContext& context, float dropout, Var* weights) const {
-    const Var z = split_heads(w_(context.dropout(h, dropout)), heads_);  // [B*heads, n, out]
+    const Var z = split_heads(positions_(w_(context.dropout(h, dropout)), context, 0.0f), heads_);  // [B*heads, n, out]
     const AttentionResult a = attention_({z, z, z}, std::nullopt, context, bias);
     if (weights) {
       const std::size_t b = h.dim(0), n = h.dim(1);
@@ -48,8 +52,13 @@ class GatLayer {
   }
 
  private:
+  static AttentionConfig with_positions(AttentionConfig config, const Positions& positions) {
+    config.positions = positions.in_attention();  // (the heads are in the batch axis, b * heads + h)
+    return config;
+  }
 
   Linear w_;
+  Positions positions_;
   Attention attention_;
   std::size_t heads_;
 };
@@ -57,7 +66,7 @@ class GatLayer {
 class GraphAttentionNetwork final : public Classifier {
  public:
   explicit GraphAttentionNetwork(const ModelArgs& a)
-      : Classifier(a, "gat", true), positions_(a.registries, positional_choice(a.options, "none"), a.params.child("positional"), node_positions(data_)) {
+      : Classifier(a, "gat", true) {
     const Options& o = a.options;
     const std::size_t hidden = o.get<std::size_t>("hidden", 8, 1, 1 << 16), layers = o.get<std::size_t>("layers", 2, 1, 16);
     heads_ = o.get<std::size_t>("heads", 8, 1, 256);
@@ -67,10 +76,12 @@ class GraphAttentionNetwork final : public Classifier {
       throw SpecError(o.where("hidden"), std::string("model 'gat' classifies the nodes of a graph (dataset graph); this dataset gives ") +
                                              to_string(data_.kind) + " (for those: encoder_classifier, vit)");
     const AttentionConfig config = graph_attention(o, dropout_);
+    const PluginChoice positional = positional_choice(o, "none");
     std::size_t in = data_.dim;
     for (std::size_t l = 0; l + 1 < layers; ++l, in = heads_ * hidden)
-      layers_.emplace_back(a.registries, a.params.child("layer" + std::to_string(l)), config, in, heads_, hidden);
-    layers_.emplace_back(a.registries, a.params.child("layer" + std::to_string(layers - 1)), config, in, out_heads_, data_.classes.size());
+      layers_.emplace_back(a.registries, a.params.child("layer" + std::to_string(l)), config, positional, data_.max_len, in, heads_, hidden);
+    layers_.emplace_back(a.registries, a.params.child("layer" + std::to_string(layers - 1)), config, positional, data_.max_len, in,
+                         out_heads_, data_.classes.size());
   }
 
   NamedTensors plot_data() override {
@@ -86,7 +97,7 @@ class GraphAttentionNetwork final : public Classifier {
   Var logits(const VectorBatch& batch, const ForwardContext& context, std::vector<Var>* weights) override {
     const std::size_t b = batch.size(), n = batch.vectors.shape()[1], classes = data_.classes.size();
     const Var mask = structure_bias(batch.adjacency);  // 0 on an edge (and a node's own loop), masked_score off it
-    Var h = positions_(constant(batch.vectors), context, 0.0f);  // (its dropout is each layer's)
+    Var h = constant(batch.vectors);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
       Var w;
       const Var out = layers_[l](h, mask, context, dropout_, weights ? &w : nullptr);  // [B*heads, n, F]
@@ -114,15 +125,8 @@ class GraphAttentionNetwork final : public Classifier {
   }
 
  private:
-  static PositionsOf node_positions(const VectorData& data) {
-    PositionsOf p{data.dim, 1, data.max_len};
-    p.no_attention_scores = "gat scores each layer's heads at their own sizes (for rope, alibi or t5_bias over nodes: encoder_classifier)";
-    return p;
-  }
-
   std::size_t heads_ = 8, out_heads_ = 1;
   float dropout_ = 0.6f;
-  Positions positions_;
   std::vector<GatLayer> layers_;
 };
 
