@@ -354,7 +354,8 @@
       figure.append(text(X(t), height - bottom + 16, t, { "text-anchor": "middle" }));
     figure.append(text((left + width - right) / 2, height - 8, x, { "text-anchor": "middle" }),
                   svg("rect", { x: left, y: top, width: width - left - right, height: height - top - bottom, fill: "none", stroke: "#999" }));
-    groups.forEach((g, k) => curve(figure, g, PALETTE[k % PALETTE.length], X, Y, ok, { x: width - right + 10, y: top + 14 + 16 * k }));
+    groups.forEach((g, k) => curve(figure, g, PALETTE[k % PALETTE.length], X, Y, ok,
+                                   { x: width - right + 10, y: top + 14 + 16 * k, marked: x !== "epoch" }));
     return figure;
   }
   function curve(figure, g, colour, X, Y, ok, legend) {
@@ -367,6 +368,8 @@
                                    points: pts.map((p) => `${X(p[0])},${Y(p[1])}`).join(" ") });
     line.addEventListener("mousemove", (e) => showTip(e, g.label));
     line.addEventListener("mouseleave", hideTip);
+    if (legend.marked)  // (the lengths: few, each measured on its own)
+      for (const p of pts) figure.append(svg("circle", { class: "point", cx: X(p[0]), cy: Y(p[1]), r: 3, fill: colour }));
     figure.append(line, svg("rect", { x: legend.x, y: legend.y - 9, width: 12, height: 10, fill: colour }),
                   text(legend.x + 16, legend.y, g.label.slice(0, 28) + (pts.length ? "" : " (no finite value)")));
   }
