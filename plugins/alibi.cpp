@@ -4,7 +4,9 @@
 //   S_hij += -s_h |i - j|    bidirectional (an encoder)
 //   s_h = 2^(-8 (h + 1) / H) for heads h = 0 .. H - 1 of the H heads given a bias
 // Option heads (H; default all): only the first H heads are biased, the others see no
-// positions (x-transformers' alibi_num_heads). Relative; nothing is learned.
+// positions (x-transformers' alibi_num_heads). Relative; nothing is learned. (For H not a power
+// of two the paper's code interleaves the slopes of the nearest powers; these are the formula
+// above for every H, as d2l-neu's.)
 #include <attnlab/plugin.hpp>
 
 #include <cmath>

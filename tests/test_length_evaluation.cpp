@@ -8,6 +8,7 @@
 #include "attnlab/models/model.hpp"
 #include "lab/builtins.hpp"
 #include "lab/results/results_format.hpp"
+#include "lab/results/summary.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
@@ -87,6 +88,17 @@ TEST_CASE("evaluation.lengths on a sequence task: exact match at source lengths 
   CHECK_THAT(run.text, Catch::Contains("valid_exact_match at each evaluated length"));
 }
 
+TEST_CASE("a metric at another length is named <metric>@<digits>; other names with '@' are metrics of their own", "[lengths][compare]") {
+  CHECK(is_length_metric("valid_ppl@512"));
+  CHECK(length_metric_parts("valid_ppl@512") == std::pair<std::string, std::size_t>{"valid_ppl", 512});
+  CHECK(length_metric_name("valid_exact_match", 16) == "valid_exact_match@16");
+  for (const std::string other : {"acc@top5", "valid_accuracy@", "plain", "a@1b"}) {
+    INFO(other);
+    CHECK_FALSE(is_length_metric(other));
+  }
+  CHECK_FALSE(is_per_class_metric("valid_accuracy.yes@12"));  // (a class's accuracy at a length: tables by length)
+}
+
 TEST_CASE("refused at evaluation.lengths before anything runs: a dataset without lengths, a table too short; nothing written", "[lengths][errors]") {
   test::TempDir dir("attnlab-lengths-bad");
   write(dir / "bad.yaml", "dataset: {name: text_corpus, path: " + test::source_root + "/datasets/timemachine/timemachine.txt, num_steps: 16, "
@@ -121,6 +133,12 @@ TEST_CASE("sequence_task layout decoder: 'source = target' in one sequence, labe
   o.set("layout", "decoder", "spec.yaml:3:11");
   CHECK_THROWS_WITH(test::builtins().datasets.create("sequence_task", DatasetArgs{o, test::source_root}),
                     Catch::Contains("spec.yaml:3:11") && Catch::Contains("gives one label per string"));
+  Options cut;  // a string longer than num_steps would lose its <eos>, and the layout a digit
+  cut.set("layout", "decoder");
+  cut.set("max_len", "12");
+  cut.set("num_steps", "10", "spec.yaml:5:14");
+  CHECK_THROWS_WITH(test::builtins().datasets.create("sequence_task", DatasetArgs{cut, test::source_root}),
+                    Catch::Contains("spec.yaml:5:14") && Catch::Contains("num_steps (10) must hold the longest string and <eos>, 13 or more"));
   ParamStore store;
   Rng rng(3);
   Options lm;

@@ -25,6 +25,11 @@ class XPos final : public attn::PositionalScheme {
 
   attn::Var rotate(const attn::Var& x, std::size_t first, attn::Role role) const override {  // [B', n, p]
     const std::size_t n = x.dim(1), p = x.dim(2);
+    // zeta_0^(+-position / L) must stay a float (about e^+-87): far positions with a small L or gamma would not
+    const double exponent = std::abs(std::log(gamma_ / (1.0 + gamma_))) * static_cast<double>(first + n) / scale_base_;
+    if (exponent > 80.0)
+      throw std::invalid_argument("xpos: position " + std::to_string(first + n - 1) + " with scale_base " + std::to_string(scale_base_) +
+                                  " and gamma " + std::to_string(gamma_) + " scales queries and keys beyond float range; raise scale_base");
     attn::Tensor scale = attn::Tensor::from_shape({n, p});  // zeta_m^(+-i / L) on both features of pair m
     const double sign = role == attn::Role::queries ? 1.0 : -1.0;
     for (std::size_t i = 0; i < n; ++i)

@@ -75,15 +75,16 @@ int generate(const std::vector<std::string>& args) {
   const Vocab& vocab = dynamic_cast<Classifier&>(*parts->model).data().vocab;
   const std::vector<int> prompt = prompt_ids(a.value("--prompt", ""), vocab);
   const SamplingOptions options = sampling(a, vocab.size());
-  if (const std::size_t limit = generator->max_positions(); limit && prompt.size() + options.steps > limit)
+  const std::size_t read = prompt.size() + options.steps - 1;  // positions read (the last token written is not)
+  if (const std::size_t limit = generator->max_positions(); limit && read > limit)
     throw UsageError("the model's positions stop at " + std::to_string(limit) + " (its positional table, option max_len): a prompt of " +
-                     std::to_string(prompt.size()) + " tokens leaves " + (prompt.size() < limit ? std::to_string(limit - prompt.size()) : "no") +
+                     std::to_string(prompt.size()) + " tokens leaves " + (prompt.size() <= limit ? std::to_string(limit + 1 - prompt.size()) : "no") +
                      " steps; ask for fewer, or train with a scheme without a table (sinusoidal, rope, alibi, t5_bias, none)");
-  if (const std::size_t trained = dynamic_cast<Classifier&>(*parts->model).data().max_len; prompt.size() + options.steps > trained)
+  if (const std::size_t trained = dynamic_cast<Classifier&>(*parts->model).data().max_len; read > trained)
     std::fprintf(stderr, "note: the model was trained on windows of %zu tokens; this text reaches position %zu, further than any it "
                          "saw: it writes on all the same (how well a model reads past its training length: evaluation.lengths, "
                          "docs/concepts/length-generalization.md)\n",
-                 trained, prompt.size() + options.steps - 1);
+                 trained, read - 1);
   Rng rng(static_cast<std::uint64_t>(a.integer("--seed", 1, 0, 1 << 30)));
   const Generation g = generator->generate(prompt, options, rng);
   std::vector<int> all = prompt;

@@ -101,7 +101,11 @@ const std::vector<std::string> per_class_prefixes = {"valid_accuracy.", "trainse
 
 bool is_attention_metric(const std::string& m) { return m.rfind(attention_prefix, 0) == 0; }
 
-bool is_length_metric(const std::string& m) { return m.find('@') != std::string::npos; }
+bool is_length_metric(const std::string& m) {
+  const std::size_t at = m.rfind('@');
+  return at != std::string::npos && at + 1 < m.size() &&
+         std::all_of(m.begin() + static_cast<std::ptrdiff_t>(at + 1), m.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 std::pair<std::string, std::size_t> length_metric_parts(const std::string& m) {
   const std::size_t at = m.rfind('@');
@@ -111,7 +115,7 @@ std::pair<std::string, std::size_t> length_metric_parts(const std::string& m) {
 std::string length_metric_name(const std::string& metric, std::size_t length) { return metric + "@" + std::to_string(length); }
 
 bool is_per_class_metric(const std::string& m) {
-  if (m.find('@') != std::string::npos) return false;  // (at another length: the tables by length)
+  if (is_length_metric(m)) return false;  // (at another length: the tables by length)
   return std::any_of(per_class_prefixes.begin(), per_class_prefixes.end(), [&](const std::string& p) { return m.rfind(p, 0) == 0; });
 }
 

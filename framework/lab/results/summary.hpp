@@ -68,7 +68,7 @@ bool is_attention_metric(const std::string& name);
 // Whether `name` is a classifier's metric of one class ("valid_accuracy.<class>").
 bool is_per_class_metric(const std::string& name);
 // A metric of the final model at another input length (evaluation.lengths) is named
-// "<metric>@<length>" ("valid_ppl@512"): is `name` one, and its two parts.
+// "<metric>@<length>" ("valid_ppl@512", digits after the last '@'): is `name` one, and its two parts.
 bool is_length_metric(const std::string& name);
 std::pair<std::string, std::size_t> length_metric_parts(const std::string& name);
 std::string length_metric_name(const std::string& metric, std::size_t length);

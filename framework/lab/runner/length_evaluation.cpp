@@ -52,15 +52,18 @@ std::unique_ptr<RunParts> model_at_length(const RunPlan& plan, const RunParts& t
   return parts;
 }
 
-void evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, const Registries& registries, const std::string& spec_dir,
-                         const MemoryLimit& limit, const std::function<void(const std::string&)>& stage, LengthMetrics& out) {
+bool evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, const Registries& registries, const std::string& spec_dir,
+                         const MemoryLimit& limit, const std::function<bool(const std::string&)>& stage, LengthMetrics& out) {
   for (std::size_t i = 0; i < plan.lengths.size(); ++i) {
     const std::size_t length = plan.lengths[i];
-    if (stage) stage("evaluating at length " + std::to_string(length) + " (" + std::to_string(i + 1) + " of " + std::to_string(plan.lengths.size()) + ")");
+    const std::string what = "evaluating at length " + std::to_string(length) + " (" + std::to_string(i + 1) + " of " +
+                             std::to_string(plan.lengths.size()) + ")";
+    if (stage && !stage(what)) return false;
     const auto parts = model_at_length(plan, trained, registries, spec_dir, length, limit);
     const NoGrad no_grad;
     out.emplace_back(length, parts->model->evaluate(true));
   }
+  return true;
 }
 
 void check_lengths(const RunPlan& plan, const RunParts& parts, const Registries& registries, const std::string& spec_dir,

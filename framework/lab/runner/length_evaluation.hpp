@@ -24,9 +24,10 @@ std::unique_ptr<RunParts> model_at_length(const RunPlan& plan, const RunParts& t
                                           const std::string& spec_dir, std::size_t length, const MemoryLimit& limit);
 
 // The trained model's metrics at every length of plan.lengths, appended to `out` one length at
-// a time (a failure keeps those before it), telling `stage` of each one.
-void evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, const Registries& registries, const std::string& spec_dir,
-                         const MemoryLimit& limit, const std::function<void(const std::string&)>& stage, LengthMetrics& out);
+// a time (a failure keeps those before it), telling `stage` of each one. False when `stage`
+// asked to stop (an interrupt) before a length.
+bool evaluate_at_lengths(const RunPlan& plan, const RunParts& trained, const Registries& registries, const std::string& spec_dir,
+                         const MemoryLimit& limit, const std::function<bool(const std::string&)>& stage, LengthMetrics& out);
 
 // validate_runs' part: every length of the plan is refused now, at evaluation.lengths, if the
 // run could not be evaluated there after training; so is a length given twice.

@@ -66,14 +66,18 @@ void check_recorded_examples(const RunPlan& plan, const Data& data, std::vector<
 }
 
 // The metrics at other lengths; a failure there leaves the trained run as it is, with the
-// reason in its error (what was measured before it is kept).
-void evaluate_lengths_into(RunRecord& r, const RunPlan& plan, const RunParts& parts, const Registries& registries,
-                           const std::string& spec_dir, const MemoryLimit& limit, const std::function<void(const std::string&)>& stage) {
+// reason in its error (what was measured before it is kept). False when interrupted.
+bool evaluate_lengths_into(RunRecord& r, const RunPlan& plan, const RunParts& parts, const Registries& registries,
+                           const std::string& spec_dir, const MemoryLimit& limit, const std::function<bool(const std::string&)>& stage) {
   try {
-    evaluate_at_lengths(plan, parts, registries, spec_dir, limit, stage, r.length_metrics);
+    return evaluate_at_lengths(plan, parts, registries, spec_dir, limit, stage, r.length_metrics);
+  } catch (const std::bad_alloc&) {
+    r.error = "evaluation at other lengths stopped at length " + std::to_string(plan.lengths.at(r.length_metrics.size())) +
+              ": the machine could not give the memory it asked for; evaluate at shorter lengths (evaluation.lengths)";
   } catch (const std::exception& e) {
     r.error = "evaluation at other lengths stopped: " + std::string(e.what());
   }
+  return true;
 }
 
 }  // namespace
@@ -140,7 +144,10 @@ RunRecord execute_run(const RunPlan& plan, const Registries& registries, const s
     });
     r.history = trainer.history();
     collect_results(plan, *parts, r);
-    if (succeeded(r.status)) evaluate_lengths_into(r, plan, *parts, registries, spec_dir, limit, observer.stage);
+    if (succeeded(r.status) && !evaluate_lengths_into(r, plan, *parts, registries, spec_dir, limit, observer.stage)) {
+      r.status = RunStatus::interrupted;  // trained: --resume reads it from the checkpoint and evaluates again
+      if (checkpoint) save_checkpoint(trainer, *checkpoint);
+    }
   } catch (const std::bad_alloc&) {
     r.status = RunStatus::failed;
     r.error = "ran out of memory: the machine could not give what the run asked for (more than its estimate at "

@@ -40,7 +40,8 @@ RunRecord planned_record(const RunPlan& plan);
 struct RunObserver {
   std::function<void(std::size_t epochs)> started;
   std::function<bool(const EpochRecord&)> epoch;
-  std::function<void(const std::string& what)> stage;  // after training: "evaluating at length 512 (2 of 3)"
+  // After training: "evaluating at length 512 (2 of 3)" (returning false interrupts).
+  std::function<bool(const std::string& what)> stage;
 };
 RunRecord execute_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
                       const RunObserver& observer, const RunCheckpoint* checkpoint = nullptr, const MemoryLimit& limit = {});

@@ -281,7 +281,10 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
                                          options.checkpoint_seconds, options.resume};
           RunObserver observer;
           observer.started = [&](std::size_t epochs) { progress.started(plan->id, plan->index, epochs); };
-          observer.stage = [&](const std::string& what) { progress.stage(plan->id, what); };
+          observer.stage = [&](const std::string& what) {
+            progress.stage(plan->id, what);
+            return !interrupted.load();
+          };
           observer.epoch = [&](const EpochRecord& e) {
             progress.epoch(plan->id, e.epoch, e.train_loss);
             return !interrupted.load();

@@ -4,8 +4,7 @@
 
 namespace attn {
 
-Positions::Positions(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope, const PositionsOf& model)
-    : name_(choice.name) {
+Positions::Positions(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope, const PositionsOf& model) {
   const PositionalArgs args{scope, choice.options, model.dim, model.heads, model.dim / model.heads, model.max_len, model.causal, model.init_std};
   scheme_ = std::make_shared<const CheckedPositional>(make_positional(kinds, choice, scope, args));
   if (scheme_->in_attention() && !model.no_attention_scores.empty())

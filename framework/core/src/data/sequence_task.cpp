@@ -44,6 +44,11 @@ class SequenceTask final : public DatasetSource {
     if (const std::string layout = a.options.get<std::string>("layout", "encoder_decoder"); layout != "encoder_decoder" && layout != "decoder")
       throw SpecError(a.options.where("layout"), "option 'layout' must be 'encoder_decoder' (sources and targets) or 'decoder' "
                                                  "(one sequence 'source = target' for language_model); got '" + layout + "'");
+    if (decoder_ && num_steps_ < max_len_ + (task_ == "add" ? 2 : 1))
+      throw SpecError(a.options.where(a.options.has("num_steps") ? "num_steps" : "layout"),
+                      "option 'layout: decoder' needs whole sources and targets: num_steps (" + std::to_string(num_steps_) +
+                          ") must hold the longest string and <eos>, " + std::to_string(max_len_ + (task_ == "add" ? 2 : 1)) +
+                          " or more");
     if (decoder_ && is_classification_task(task_))
       throw SpecError(a.options.where("layout"), "option 'layout: decoder' lays out a source and its target sequence; task '" + task_ +
                                                      "' gives one label per string");

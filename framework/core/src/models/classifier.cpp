@@ -1,4 +1,5 @@
 #include "attnlab/models/classifier.hpp"
+#include "attnlab/models/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +11,6 @@
 namespace attn {
 namespace {
 
-// Inputs per evaluation batch: 256, fewer for long token sequences, so that a batch's attention
-// scores (inputs x n x n per head) stay near 2^22 entries per head (16 MB): 256 at n = 128, 16 at
-// 512. (An image's or a spectrogram's vectors are not what its model attends over: 256.)
-std::size_t eval_batch(std::size_t n) {
-  return std::clamp<std::size_t>((std::size_t(1) << 22) / std::max<std::size_t>(n * n, 1), 1, 256);
-}
 
 // The labelled items of a batch: logits [k, C] and their labels [k]. Per set, every set is
 // one (logits [B, C], labels [B]); per vector, the vectors whose label is not -1 (logits
@@ -107,7 +102,8 @@ Metrics Classifier::evaluate(bool) {
   const bool breakdown = per_class_ && classes <= max_class_breakdown;
   confusion_ = breakdown ? Tensor(xt::zeros<float>({classes, classes})) : Tensor();
   double loss = 0.0, items = 0.0, correct = 0.0, answers = 0.0, answered = 0.0;
-  const std::size_t per_batch = eval_batch(data_.kind == InputKind::tokens ? data_.max_len : 0);
+  // (an image's or a spectrogram's vectors are not what its model attends over: 256 of them)
+  const std::size_t per_batch = evaluation_batch(data_.kind == InputKind::tokens ? data_.max_len : 0);
   for (std::size_t first = 0; first < split.size(); first += per_batch) {
     std::vector<std::size_t> rows(std::min(per_batch, split.size() - first));
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = first + i;

@@ -51,4 +51,8 @@ double corpus_bleu(const std::vector<Tokens>& predictions, const std::vector<Tok
   return brevity * std::exp(log_sum);
 }
 
+std::size_t evaluation_batch(std::size_t n) {
+  return std::clamp<std::size_t>((std::size_t(1) << 22) / std::max<std::size_t>(n * n, 1), 1, 256);
+}
+
 }  // namespace attn

@@ -145,7 +145,7 @@ Metrics SequenceModel::evaluate(bool full) {
   std::vector<Tokens> predictions, labels;
   std::size_t exact = 0;
   double bleu_total = 0;
-  const std::size_t chunk = 256;
+  const std::size_t chunk = evaluation_batch(data_.num_steps);
   for (std::size_t from = 0; from < split.size(); from += chunk) {
     std::vector<std::size_t> rows(std::min(chunk, split.size() - from));
     std::iota(rows.begin(), rows.end(), from);

@@ -45,7 +45,6 @@ class HeadProjections {
   // Valid lengths of [B] or [B, n_q] repeated for every head: [B*heads] or [B*heads, n_q].
   ValidLens repeat(const ValidLens& lens) const;
   std::size_t head_dim() const { return config_.hidden / config_.heads; }
-  std::size_t kv_heads() const { return config_.kv_heads; }
   std::size_t output_dim() const { return config_.hidden; }
 
  private:

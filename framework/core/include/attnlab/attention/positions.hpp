@@ -39,10 +39,8 @@ class Positions {
   std::shared_ptr<const CheckedPositional> in_attention() const { return scheme_->in_attention() ? scheme_ : nullptr; }
   // Positions covered (a table's length); 0: any.
   std::size_t max_positions() const { return scheme_->traits.max_positions; }
-  const std::string& name() const { return name_; }
 
  private:
-  std::string name_;
   std::shared_ptr<const CheckedPositional> scheme_;
 };
 

@@ -16,4 +16,9 @@ double bleu(const Tokens& prediction, const Tokens& label, std::size_t k = 2);
 double corpus_bleu(const std::vector<Tokens>& predictions, const std::vector<Tokens>& labels,
                    std::size_t max_n = 4);
 
+// Inputs per evaluation batch for sequences of n positions: 256, fewer for long ones, so that a
+// batch's attention scores (inputs x n x n per head) stay near 2^22 entries per head (16 MB):
+// 256 at n = 128, 16 at 512.
+std::size_t evaluation_batch(std::size_t n);
+
 }  // namespace attn

@@ -180,7 +180,6 @@ class TransformerEncoder {
   // ids [B, T] -> [B, T, d]; every block's attention weights [B, heads, T, T] go to *weights if given.
   Var operator()(const IntTensor& ids, const ValidLens& lens, const ForwardContext& context,
                  std::vector<Var>* weights = nullptr) const;
-  std::size_t max_positions() const { return input_.positions().max_positions(); }
 
  private:
   EmbeddedPositions input_;
