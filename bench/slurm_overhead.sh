@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost of going through Slurm and merge, on a one-node cluster on this machine (issue 15):
+# The cost of going through Slurm and merge, on a one-node cluster on this machine:
 #  1. bench/sweep-8.yaml (8 runs, EPOCHS epochs: default 120, about 5 s a run) with
 #     `attnlab run --threads 2`, against the same sweep as 4 array
 #     tasks of 2 runs (`attnlab slurm --tasks 4 --submit`, 2 tasks at once on 2 CPUs), timed from
