@@ -38,6 +38,7 @@ class Vvv final : public attn::ProjectedMode {
       }
     return out;
   }
+  attn::ModeTraits traits() const override { return {true}; }  // keys are the queries' sequence
 
  private:
   bool causal_;

@@ -138,6 +138,30 @@ TEST_CASE("inspect: runs, config differences, stored maps; --run shows the tree 
              Catch::Contains("did you mean 'scoring-dot_seed-1'?"));
 }
 
+TEST_CASE("inspect names a run whose parameters were changed after training; translate warns", "[analysis][inspect][checksum]") {
+  Workspace w;
+  const Output clean = capture(attnlab_exe + " inspect " + w.seq);
+  CHECK_THAT(clean.text, Catch::Contains("parameters: the 4 checked run(s) hold the parameters they were trained to"));
+  {  // what a hand edit does: one weight of one run set to 0 (the head-switching-off of a researcher)
+    Hdf5File f(w.seq, Hdf5File::Mode::read_write);
+    const std::string path = "/runs/scoring-dot_seed-1/params/decoder/output/W";
+    Tensor value = f.read(path);
+    value.data()[0] = 0.0f;
+    f.remove(path);
+    f.write(path, value);
+  }
+  const Output edited = capture(attnlab_exe + " inspect " + w.seq);
+  REQUIRE(edited.code == 0);
+  CHECK_THAT(edited.text, Catch::Contains("1 run(s) EDITED after training") &&
+                              Catch::Contains("run 'scoring-dot_seed-1': its parameters were changed after training (checksum fnv1a64:"));
+  CHECK_THAT(edited.text, !Catch::Contains("run 'scoring-dot_seed-2': its parameters"));
+  CHECK_THAT(capture(attnlab_exe + " inspect " + w.seq + " --run scoring-dot_seed-1").text, Catch::Contains("WARNING: run 'scoring-dot_seed-1'"));
+  const Output translated = capture(attnlab_exe + " translate " + w.seq + " --run scoring-dot_seed-1 \"1 2 3\"");
+  CHECK(translated.code == 0);
+  CHECK_THAT(translated.text, Catch::Contains("attnlab: warning: run 'scoring-dot_seed-1': its parameters were changed after training"));
+  CHECK_THAT(capture(attnlab_exe + " translate " + w.seq + " --run scoring-dot_seed-2 \"1 2 3\"").text, !Catch::Contains("warning"));
+}
+
 TEST_CASE("plot: attention heatmaps with tokens, curves, the Nadaraya-Watson fit; SVG and PNG", "[analysis][plot]") {
   Workspace w;
   REQUIRE(capture(attnlab_exe + " plot " + w.seq + " --run scoring-additive_seed-1 --attention -o " + w / "a.svg").code == 0);

@@ -4,12 +4,14 @@
 
 #include <cmath>
 
+#include "attnlab/attention/attention.hpp"
 #include "attnlab/models/model.hpp"
 #include "attnlab/registries.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
 using attn::test::builtins;
+using attn::test::randn;
 
 namespace {
 
@@ -170,4 +172,43 @@ TEST_CASE("gaussian scoring with softmax is the Gaussian kernel with the kernel 
   REQUIRE(softmax.shape() == kernel.shape());
   CHECK(xt::amax(xt::abs(softmax - kernel))() <= 1e-6f);
   CHECK(xt::amax(xt::abs(softmax - weights("epanechikov", "kernel")))() > 1e-2f);  // another kernel differs
+}
+
+TEST_CASE("sigmoid's default bias counts a row's valid keys: the same in a padded, causal batch as decoding one position at a time",
+          "[normalizers][sigmoid]") {
+  // One row of scores 0 over 10 key positions, 4 of them valid: each valid weight is
+  // sigma(-log 4) = 1/5, so the row sums to 4/5 whatever the padding.
+  const Options none;
+  ParamStore store;
+  Rng rng(3);
+  auto sigmoid = builtins().normalizers.create("sigmoid", NormalizerArgs{ParamScope(store, rng, "n"), none});
+  IntTensor four = IntTensor::from_shape({1});
+  four(0) = 4;
+  const Tensor w = sigmoid->normalize(constant(xt::zeros<float>({1, 1, 10})), four).value();
+  for (std::size_t j = 0; j < 10; ++j) CHECK(w(0, 0, j) == Approx(j < 4 ? 0.2 : 0.0).margin(1e-7));
+
+  // Causal self-attention over 2 sentences padded to 6 positions equals decoding each position
+  // with a key/value cache of the positions before it (under the padded width as n the first
+  // rows would get -log 6 in training and -log (i + 1) when decoding).
+  AttentionConfig config;
+  config.mode = {"vvv", {}};
+  config.mode.options.set("causal", "true");
+  config.scoring = {"scaled_dot", {}};
+  config.normalizer = {"sigmoid", {}};
+  config.multi_head = MultiHead{2, 8, false};
+  const Attention attention(builtins(), ParamScope(store, rng, "a"), config, 8, 8, 8);
+  const Var x = constant(randn({2, 6, 8}, rng));
+  IntTensor lens = IntTensor::from_shape({2});
+  lens(0) = 6, lens(1) = 4;  // the second sentence is padded
+  const Tensor whole = attention({x, x, x}, lens).output.value();
+  for (std::size_t b = 0; b < 2; ++b) {
+    KeyValueCache cache;
+    const Var row = slice(x, 0, b, b + 1);
+    for (std::size_t t = 0; t < static_cast<std::size_t>(lens(b)); ++t) {
+      const Var at = slice(row, 1, t, t + 1);
+      const Tensor step = attention.extend({at, at, at}, cache).output.value();  // [1, 1, 8]
+      INFO("sentence " << b << ", position " << t);
+      for (std::size_t d = 0; d < 8; ++d) CHECK(step(0, 0, d) == Approx(whole(b, t, d)).margin(1e-5));
+    }
+  }
 }

@@ -186,7 +186,8 @@ def normalizer_goldens():
         if name == "softmax":
             W = masked_softmax(S, lens)
         elif name == "sigmoid":
-            W = torch.sigmoid(S - torch.log(torch.tensor(5.0))) * mask
+            # b = -log n, n the row's valid keys (at least 1): not the padded width
+            W = torch.sigmoid(S - torch.log(lens.clamp(min=1).to(S.dtype))[..., None]) * mask
         elif name == "sparsemax":
             W = sparsemax(S, lens)
         else:

@@ -86,6 +86,22 @@ void runs_table(const std::vector<RunInfo>& runs, std::ostringstream& out) {
     if (!r.error.empty()) out << "  " << r.id << " failed: " << r.error << "\n";
 }
 
+// Whether each run's parameters are those it was trained to (params_checksum.hpp).
+void parameter_checks(const ResultsReader& file, const std::vector<RunInfo>& runs, std::ostringstream& out) {
+  std::size_t checked = 0;
+  std::vector<std::string> edited;
+  for (const RunInfo& r : runs) {
+    const ParamsCheck c = file.check_params(r.id);
+    checked += c.checked() ? 1 : 0;
+    if (c.edited()) edited.push_back(c.warning(r.id));
+  }
+  out << "\nparameters: ";
+  if (checked == 0) out << "not checked (no run has a params_checksum: a file of format 6 or older)\n";
+  else if (edited.empty()) out << "the " << checked << " checked run(s) hold the parameters they were trained to\n";
+  else out << edited.size() << " run(s) EDITED after training:\n";
+  for (const std::string& e : edited) out << "  " << e << "\n";
+}
+
 // The config keys whose values differ between runs.
 void config_differences(const ResultsReader& file, const std::vector<RunInfo>& runs, std::ostringstream& out) {
   std::map<std::string, std::map<std::string, std::string>> configs;
@@ -131,6 +147,7 @@ std::string inspect_results(const std::string& path) {
       << "spec '" << h.name << "' from " << h.spec_path << ", created " << h.created << "\n"
       << runs.size() << " of " << h.planned_runs << " planned runs written\n\n";
   runs_table(runs, out);
+  parameter_checks(file, runs, out);
   config_differences(file, runs, out);
   maps_stored(file, runs, out);
   return out.str();
@@ -168,6 +185,7 @@ std::string inspect_run(const std::string& path, const std::string& run) {
     }
   };
   out << g << "\n";
+  if (const ParamsCheck c = file.check_params(run); c.edited()) out << "WARNING: " << c.warning(run) << "\n";
   walk(g, 1);
   out << "\nconfig:\n" << file.config(run) << "\n";
   return out.str();

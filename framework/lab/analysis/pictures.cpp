@@ -23,6 +23,7 @@ std::pair<std::string, std::string> map_axes(const std::string& map) {
   if (map == "kernel") return {"queries: test x", "keys: training x"};
   if (map == "encoder_self") return {"queries: source tokens", "keys: source tokens"};
   if (map == "decoder_self") return {"queries: output tokens", "keys: decoder inputs"};
+  if (map == "decoder_state") return {"queries: output tokens", "keys: the decoder's own state"};
   return {"queries: output tokens", "keys: source tokens"};
 }
 

@@ -28,6 +28,7 @@ Command translate_command();
 Command probe_command();
 Command predict_command();
 Command generate_command();
+Command ablate_command();
 Command inspect_command();
 Command plot_command();
 Command report_command();

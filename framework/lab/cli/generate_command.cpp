@@ -3,13 +3,11 @@
 // (text_generator.hpp), and with --attention where each written token's position looked.
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <numeric>
 
 #include "attnlab/data/text.hpp"
 #include "attnlab/models/classifier.hpp"
 #include "attnlab/models/text_generator.hpp"
-#include "lab/runner/run.hpp"
 #include "trained_run.hpp"
 
 namespace attn::cli {
@@ -66,12 +64,10 @@ int generate(const std::vector<std::string>& args) {
   const ResultsReader file(a.positional()[0]);
   const std::string id = chosen_run(file, a);
   Registries registries;
-  const RunPlan plan = stored_plan(file, id, a, registries);
-  const std::string spec_dir = std::filesystem::path(file.header().spec_path).parent_path().string();
-  const auto parts = build_run(plan, registries, spec_dir);  // the data again, for its vocabulary
+  RunPlan plan;
+  const auto parts = rebuilt_run(file, id, a, registries, plan);  // the data again, for its vocabulary
   auto* generator = dynamic_cast<TextGenerator*>(parts->model.get());
   if (!generator) throw UsageError("model '" + plan.model + "' does not write text (language_model does)");
-  load_parameters(parts->params, file, id);
   const Vocab& vocab = dynamic_cast<Classifier&>(*parts->model).data().vocab;
   const std::vector<int> prompt = prompt_ids(a.value("--prompt", ""), vocab);
   const SamplingOptions options = sampling(a, vocab.size());

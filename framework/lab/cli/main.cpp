@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
   // mid-sweep: the runs go on and the results file is completed.
   std::signal(SIGPIPE, SIG_IGN);
   const std::vector<Command> commands = {attn::cli::run_command(), attn::cli::validate_command(),
-                                         attn::cli::compare_command(), attn::cli::translate_command(), attn::cli::predict_command(), attn::cli::generate_command(),
+                                         attn::cli::compare_command(), attn::cli::translate_command(), attn::cli::predict_command(), attn::cli::generate_command(), attn::cli::ablate_command(),
                                          attn::cli::probe_command(), attn::cli::inspect_command(), attn::cli::plot_command(),
                                          attn::cli::report_command(), attn::cli::merge_command(), attn::cli::slurm_command(), attn::cli::plugins_command(),
                                          attn::cli::keys_command()};

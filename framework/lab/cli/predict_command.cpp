@@ -4,12 +4,10 @@
 // model, the likeliest tokens after the input's last one, and that position's attention.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <numeric>
 
 #include "attnlab/data/text.hpp"
 #include "attnlab/models/classifier.hpp"
-#include "lab/runner/run.hpp"
 #include "trained_run.hpp"
 
 namespace attn::cli {
@@ -134,12 +132,10 @@ int predict(const std::vector<std::string>& args) {
   const ResultsReader file(a.positional()[0]);
   const std::string id = chosen_run(file, a);
   Registries registries;
-  const RunPlan plan = stored_plan(file, id, a, registries);
-  const std::string spec_dir = std::filesystem::path(file.header().spec_path).parent_path().string();
-  const auto parts = build_run(plan, registries, spec_dir);  // the data again, as the run read them
+  RunPlan plan;
+  const auto parts = rebuilt_run(file, id, a, registries, plan);  // the data again, as the run read them
   auto* classifier = dynamic_cast<Classifier*>(parts->model.get());
   if (!classifier) throw UsageError("model '" + plan.model + "' does not classify (for sequence models: attnlab translate)");
-  load_parameters(parts->params, file, id);
   const VectorData& data = classifier->data();
   const Asked asked = asked_inputs(a, data);
   const NoGrad no_grad;

@@ -1,5 +1,8 @@
 #include "trained_run.hpp"
 
+#include <cstdio>
+#include <filesystem>
+
 #include "attnlab/data/text.hpp"
 #include "attnlab/plugin_loader.hpp"
 #include "lab/builtins.hpp"
@@ -70,6 +73,16 @@ void load_parameters(ParamStore& store, const ResultsReader& file, const std::st
                       " (the file is damaged or was changed by another program)");
     var.mutable_value() = std::move(value);
   }
+  if (const ParamsCheck c = file.check_params(id); c.edited()) std::fprintf(stderr, "attnlab: warning: %s\n", c.warning(id).c_str());
+}
+
+std::unique_ptr<RunParts> rebuilt_run(const ResultsReader& file, const std::string& id, const Arguments& a,
+                                      Registries& registries, RunPlan& plan) {
+  plan = stored_plan(file, id, a, registries);
+  const std::string spec_dir = std::filesystem::path(file.header().spec_path).parent_path().string();
+  auto parts = build_run(plan, registries, spec_dir);
+  load_parameters(parts->params, file, id);
+  return parts;
 }
 
 void rebuild(TrainedRun& run, const ResultsReader& file, const std::string& id, const Arguments& a,

@@ -10,6 +10,7 @@
 #include "arguments.hpp"
 #include "attnlab/models/sequence_model.hpp"
 #include "lab/results/results_format.hpp"
+#include "lab/runner/run.hpp"
 #include "lab/spec/spec.hpp"
 
 namespace attn::cli {
@@ -37,6 +38,11 @@ RunPlan stored_plan(const ResultsReader& file, const std::string& id, const Argu
 // Sets every parameter of `store` to the run's stored value; a missing parameter or one of
 // another shape is a damaged file.
 void load_parameters(ParamStore& store, const ResultsReader& file, const std::string& id);
+
+// Run `id` as it trained: its stored plan (into `plan`), its data read again as the run read
+// them (paths relative to the spec's directory) and its weights (for predict, generate, ablate).
+std::unique_ptr<RunParts> rebuilt_run(const ResultsReader& file, const std::string& id, const Arguments& a,
+                                      Registries& registries, RunPlan& plan);
 
 // The run a command works on: --run ID, or the only run of the file.
 std::string chosen_run(const ResultsReader& file, const Arguments& a);

@@ -12,6 +12,10 @@ void print_attention(const Translation& t, const std::vector<std::string>& rows,
   if (t.attention.empty()) std::printf("  (this model has no attention to show)\n");
   for (const auto& [name, w] : t.attention) {
     if (name == "decoder_self" || name == "encoder_self") continue;  // shown by `attnlab plot` (token x token)
+    if (name == "decoder_state") {
+      std::printf("\n  this decoder attends to one key, its own state (its mode forms the keys from the query): it never looks at the source\n");
+      continue;
+    }
     std::printf("\n  %s attention, layer 0, head 0 of %zu (rows: output tokens, columns: source tokens)\n", name.c_str(), w.shape()[1]);
     std::printf("  %8s", "");
     for (const auto& c : columns) std::printf(" %s", utf8_fit(c, 6).c_str());

@@ -1,11 +1,15 @@
-// The HDF5 layout of results files and checkpoints: every path and attribute name, for the two
-// files of the results-format module (results_format.cpp, results_attention.cpp) and no one else.
+// The HDF5 layout of results files and checkpoints: every path and attribute name, for the
+// files of the results-format module (results_format.cpp, results_attention.cpp,
+// results_heads.cpp) and no one else.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "attnlab/models/attention_metrics.hpp"
+#include "attnlab/models/head_ablation.hpp"
 #include "attnlab/models/model.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "lab/results/hdf5_file.hpp"
@@ -18,6 +22,7 @@ inline const std::string trainer_group = "/trainer";  // checkpoints
 inline const std::string config_attribute = "config";
 inline const std::string overrides_attribute = "overrides";
 inline const std::string metric_prefix = "metric.";
+inline const std::string params_checksum_attribute = "params_checksum";  // params_checksum.hpp
 inline std::string group_of(const std::string& id) { return runs_group + "/" + id; }
 inline std::string history_of(const std::string& id) { return group_of(id) + "/history"; }
 inline std::string attention_of(const std::string& id) { return group_of(id) + "/attention"; }
@@ -26,6 +31,7 @@ inline std::string data_of(const std::string& id) { return group_of(id) + "/data
 inline std::string vocab_of(const std::string& id) { return group_of(id) + "/vocab"; }
 inline std::string probes_of(const std::string& id) { return group_of(id) + "/probes"; }
 inline std::string lengths_of(const std::string& id) { return group_of(id) + "/lengths"; }
+inline std::string heads_of(const std::string& id) { return group_of(id) + "/heads"; }
 inline const std::string probe_prefix = "probe_";
 // Below a history group: per-head attention metrics and the snapshots of the recorded maps.
 inline const std::string history_attention = "attention";
@@ -47,6 +53,9 @@ ExampleAttention read_example(const Hdf5File& f, const std::string& group);
 
 // Attention metrics per map kind: <group>/<map>/<metric>, float32 [layer, head].
 void write_attention_metrics(Hdf5File& f, const std::string& group, const std::vector<MapMetrics>& metrics);
+// results_heads.cpp: a run's head analysis (attnlab ablate) under heads/.
+void write_head_analysis(Hdf5File& f, const std::string& group, const HeadAnalysis& analysis);
+std::optional<HeadAnalysis> read_head_analysis(const Hdf5File& f, const std::string& group);
 std::vector<MapMetrics> read_attention_metrics(const Hdf5File& f, const std::string& group);
 
 // The attention part of a history: <history>/attention/<map>/<metric> float32 [epoch, layer,

@@ -20,6 +20,7 @@
 #include "attnlab/data/text.hpp"
 #include "attnlab/suggest.hpp"
 #include "lab/results/layout.hpp"
+#include "lab/results/params_checksum.hpp"
 
 namespace attn {
 namespace {
@@ -147,6 +148,7 @@ void write_run_attributes(Hdf5File& f, const RunRecord& r) {
   f.set_attr(g, "host", host_name());
   f.set_attr(g, "epochs_done", static_cast<long>(r.history.size()));
   f.set_attr(g, "resumed_from_epoch", static_cast<long>(r.resumed_from_epoch));
+  f.set_attr(g, params_checksum_attribute, params_checksum(r.params));
   for (const auto& [name, value] : r.metrics) f.set_attr(g, metric_prefix + name, value);
 }
 
@@ -385,6 +387,11 @@ std::vector<std::string> add_probes(const std::string& path, const std::string& 
   return names;
 }
 
+void write_head_analysis(const std::string& path, const std::string& id, const HeadAnalysis& analysis) {
+  ResultsReader(path).run(id);  // an unknown run is a UsageError before the file is touched
+  update_atomically(path, [&](Hdf5File& f) { layout::write_head_analysis(f, heads_of(id), analysis); });
+}
+
 // ---- reading ----
 
 ResultsReader::ResultsReader(const std::string& path) : file_(path, Hdf5File::Mode::read) {
@@ -472,6 +479,10 @@ std::vector<RunInfo> ResultsReader::runs() const {
   return out;
 }
 
+std::optional<HeadAnalysis> ResultsReader::head_analysis(const std::string& id) const {
+  return layout::read_head_analysis(file_, heads_of(known(id)));
+}
+
 LengthMetrics ResultsReader::length_metrics(const std::string& id) const {
   const std::string g = lengths_of(known(id));
   LengthMetrics out;
@@ -496,6 +507,22 @@ bool ResultsReader::is_config_attribute(const std::string& name) { return name =
 
 Tensor ResultsReader::param(const std::string& id, const std::string& dotted_name) const {
   return file_.read(param_of(known(id), dotted_name));
+}
+
+std::string ParamsCheck::warning(const std::string& id) const {
+  return "run '" + id + "': its parameters were changed after training (checksum " + stored + " when written, " + now +
+         " now), so its stored metrics, history and attention maps were not measured with these parameters";
+}
+
+ParamsCheck ResultsReader::check_params(const std::string& id) const {
+  const std::string g = group_of(known(id));
+  ParamsCheck c;
+  if (!file_.has_attr(g, params_checksum_attribute)) return c;
+  c.stored = file_.attr_string(g, params_checksum_attribute);
+  NamedTensors params = read_named(file_, g + "/params");
+  for (auto& [name, value] : params) std::replace(name.begin(), name.end(), '/', '.');
+  c.now = params_checksum(params);
+  return c;
 }
 
 HistoryColumns ResultsReader::history(const std::string& id) const {

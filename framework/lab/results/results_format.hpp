@@ -5,7 +5,8 @@
 //   /                          attrs format, format_version, attnlab_version, spec, spec_path,
 //                              name, created, planned_runs, run_order, shard (parts of a sweep)
 //   /runs/<id>/                attrs config, sweep_point, overrides, seed, index, status, error,
-//                              wall_seconds, host, epochs_done, resumed_from_epoch, metric.<name>
+//                              wall_seconds, host, epochs_done, resumed_from_epoch,
+//                              params_checksum, metric.<name>
 //   /runs/<id>/params/<a>/<b>  float32, one dataset per parameter (path "a.b")
 //   /runs/<id>/history/<col>   float64 per epoch: epoch, train_loss, grad_norm, clipped_fraction, lr,
 //                              seconds, grad_norm.<group>, teacher_forcing (when sampled), metrics
@@ -18,6 +19,7 @@
 //   /runs/<id>/data/<name>     arrays a picture needs (Nadaraya-Watson)
 //   /runs/<id>/vocab/{source, target}, attr num_steps
 //   /runs/<id>/lengths/{length, <metric>}   float64 [length]: the final model at other lengths
+//   /runs/<id>/heads/...       the head analysis of `attnlab ablate` (results_heads.cpp)
 //   /summary/                  the comparison table
 // Checkpoints (one file per run): /trainer/{params, optimizer, best, history} and attributes.
 //
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "attnlab/models/attention_metrics.hpp"
+#include "attnlab/models/head_ablation.hpp"
 #include "attnlab/models/model.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "lab/results/hdf5_file.hpp"
@@ -52,7 +55,9 @@ constexpr const char* results_format_name = "attnlab-results";
 // 5: classifiers' arrays (data/confusion, probe_images, probe_frames, probe_times,
 // probe_lengths, adjacency) and the per-epoch arrays history/arrays/<name>. Optional too.
 // 6: lengths/ (evaluation.lengths: the final model's metrics at each length). Optional.
-constexpr long results_format_version = 6;
+// 7: the run attribute params_checksum (params_checksum.hpp), a file without it is not checked;
+// heads/ (attnlab ablate). Optional.
+constexpr long results_format_version = 7;
 constexpr const char* attnlab_version = "0.2.0";
 
 // What the root of a results file says about it.
@@ -110,8 +115,20 @@ void write_summary(const std::string& path, const Summary& summary);
 // Adds inputs a user typed (`attnlab probe`) to run `id` as probe_<n> (after the ones there),
 // laid out as recorded examples; returns their names.
 std::vector<std::string> add_probes(const std::string& path, const std::string& id, const std::vector<ExampleAttention>& probes);
+// Stores run `id`'s head analysis (attnlab ablate) as its heads/ group, replacing one there.
+void write_head_analysis(const std::string& path, const std::string& id, const HeadAnalysis& analysis);
 
 // ---- reading ----
+// A run's parameters against the checksum written with them: `stored` empty when the file has
+// none (format 6 and older), else `now` is the checksum of the parameters in the file today.
+struct ParamsCheck {
+  std::string stored, now;
+  bool checked() const { return !stored.empty(); }
+  bool edited() const { return checked() && stored != now; }
+  // "run R: its parameters were changed after training ...", for every command that reads them.
+  std::string warning(const std::string& id) const;
+};
+
 struct Vocabularies {
   std::vector<std::string> source, target;
   std::size_t num_steps = 0;
@@ -131,10 +148,13 @@ class ResultsReader {
   RunInfo run(const std::string& id) const;
   std::string config(const std::string& id) const;
   Tensor param(const std::string& id, const std::string& dotted_name) const;
+  ParamsCheck check_params(const std::string& id) const;
   // Every history column, sorted by name; empty when the run trained nothing.
   HistoryColumns history(const std::string& id) const;
   // The final model's metrics at each length of evaluation.lengths (empty: none evaluated).
   LengthMetrics length_metrics(const std::string& id) const;
+  // The run's head analysis (attnlab ablate), if one was stored.
+  std::optional<HeadAnalysis> head_analysis(const std::string& id) const;
   std::vector<std::string> examples(const std::string& id) const;  // "example_0", ...
   std::vector<std::string> probes(const std::string& id) const;    // "probe_0", ... (attnlab probe)
   static std::string example_name(std::size_t index);                // probe-set example index -> "example_<index>"

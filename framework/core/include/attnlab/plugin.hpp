@@ -37,7 +37,10 @@
 // 10: a fifth plugin kind, positional schemes (PluginKinds and Registries gained a registry);
 //    AttentionConfig::positions is a checked positional scheme; DatasetSource::at_length
 //    (evaluation at other lengths), VectorData::labels_answer, MultiHead::kv_heads.
-#define ATTNLAB_PLUGIN_API_VERSION 10
+// 11: AttentionMode::traits() (ModeTraits: keys from the query source or the key source);
+//    gates on attention heads (HeadGates, AttentionConfig::site, Model::head_gates) and
+//    Model::evaluation_loss / evaluation_size (ablation and head importance).
+#define ATTNLAB_PLUGIN_API_VERSION 11
 
 namespace attn {
 

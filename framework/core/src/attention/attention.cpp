@@ -88,6 +88,11 @@ Attention::Attention(const PluginKinds& kinds, const ParamScope& scope, const At
     throw std::invalid_argument(positions_->who + " was made for " + std::to_string(positions_->heads) + " heads of size " +
                                 std::to_string(positions_->head_dim) + "; this attention has " + std::to_string(heads) + " of size " +
                                 std::to_string(head_dim));
+  if (config.site.gates) {
+    gates_ = config.site.gates;
+    site_ = gates_->add_site({config.site.map, config.site.layer, heads_ ? heads : std::max<std::size_t>(config.site.heads, 1),
+                              heads_ ? heads_->head_dim() : mode_.value_dim()});
+  }
 }
 
 AttentionResult Attention::operator()(const AttentionSources& sources, const ValidLens& lens,
@@ -167,6 +172,7 @@ AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, c
     const Var weights = normalizer_(scores, lens);                // [B', n_q, n_k]
     pooled = attention_pooling(weights, shared.values, dropout_, context);
   }
+  if (gates_) pooled.output = gates_->apply(site_, pooled.output);  // [B', n_q, p_v]
   return heads_ ? heads_->merge(pooled) : pooled;
 }
 

@@ -96,6 +96,22 @@ LossResult Classifier::loss(const std::vector<std::size_t>& batch, const Trainin
   return r;
 }
 
+// Sum over the rows of the mean cross-entropy of each row's labelled items (Model::evaluation_loss).
+LossResult Classifier::evaluation_loss(const std::vector<std::size_t>& rows) {
+  const VectorSplit& split = eval_split();
+  const Labelled items = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
+  std::vector<double> per_row(rows.size(), 0.0);
+  for (const std::size_t i : items.input) per_row[i] += 1.0;
+  Tensor share = Tensor::from_shape({items.input.size()});  // 1 / (the items of the item's row)
+  for (std::size_t k = 0; k < items.input.size(); ++k) share(k) = static_cast<float>(1.0 / per_row[items.input[k]]);
+  const Var ce = cross_entropy(items.logits, items.labels);
+  LossResult r;
+  r.loss = sum(ce * constant(std::move(share)));
+  r.sum = static_cast<double>(sum(ce).item());
+  r.count = static_cast<double>(items.input.size());
+  return r;
+}
+
 Metrics Classifier::evaluate(bool) {
   const VectorSplit& split = eval_split();
   const std::size_t classes = data_.classes.size();

@@ -46,8 +46,10 @@ class EncoderClassifier final : public Classifier {
     positions_.emplace(a.registries, positional_choice(a.options, "sinusoidal"), scope.child("positional"),
                        PositionsOf{c_.d_model, c_.heads, max_len_});
     c_ = with_positions(c_, *positions_);
-    for (std::size_t l = 0, layers = a.options.get<std::size_t>("layers", 2, 1, 64); l < layers; ++l)
+    for (std::size_t l = 0, layers = a.options.get<std::size_t>("layers", 2, 1, 64); l < layers; ++l) {
+      c_.site = site("encoder_self", l);
       blocks_.emplace_back(a.registries, scope.child("block" + std::to_string(l)), c_);
+    }
     output_.emplace(a.params.child("output"), c_.d_model, data_.classes.size());
   }
 

@@ -93,7 +93,8 @@ class EncoderTagger final : public SequenceModel {
     const std::string encoder = o.get<std::string>("encoder", "self_attention");
     if (encoder != "self_attention" && encoder != "convolution")
       throw SpecError(o.where("encoder"), "option 'encoder' must be 'self_attention' or 'convolution', got '" + encoder + "'");
-    const TransformerBlockConfig c = block_options(o, 0.0f);
+    TransformerBlockConfig c = block_options(o, 0.0f);
+    c.site = site("encoder_self");
     const std::size_t layers = o.get<std::size_t>("layers", 2, 1, 64), max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);
     const PluginChoice positional = positional_choice(o, "sinusoidal");
     if (max_len < data_.num_steps)

@@ -75,13 +75,19 @@ class GraphAttentionNetwork final : public Classifier {
     if (data_.kind != InputKind::graph)
       throw SpecError(o.where("hidden"), std::string("model 'gat' classifies the nodes of a graph (dataset graph); this dataset gives ") +
                                              to_string(data_.kind) + " (for those: encoder_classifier, vit)");
-    const AttentionConfig config = graph_attention(o, dropout_);
     const PluginChoice positional = positional_choice(o, "none");
+    // the sites of the maps: hidden layers 0 .. layers - 2, and the output layer
+    const auto config = [&](const std::string& map, std::size_t l, std::size_t heads) {
+      AttentionConfig c = graph_attention(o, dropout_);
+      c.site = site(map, l), c.site.heads = heads;
+      return c;
+    };
     std::size_t in = data_.dim;
     for (std::size_t l = 0; l + 1 < layers; ++l, in = heads_ * hidden)
-      layers_.emplace_back(a.registries, a.params.child("layer" + std::to_string(l)), config, positional, data_.max_len, in, heads_, hidden);
-    layers_.emplace_back(a.registries, a.params.child("layer" + std::to_string(layers - 1)), config, positional, data_.max_len, in,
-                         out_heads_, data_.classes.size());
+      layers_.emplace_back(a.registries, a.params.child("layer" + std::to_string(l)), config("hidden", l, heads_), positional,
+                           data_.max_len, in, heads_, hidden);
+    layers_.emplace_back(a.registries, a.params.child("layer" + std::to_string(layers - 1)), config("output", 0, out_heads_),
+                         positional, data_.max_len, in, out_heads_, data_.classes.size());
   }
 
   NamedTensors plot_data() override {

@@ -77,6 +77,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
     const std::size_t layers = a.options.get<std::size_t>("layers", 2, 1, 64);
     for (std::size_t l = 0; l < layers; ++l) {
       const ParamScope s = a.params.child("block" + std::to_string(l));
+      c_.site = site("decoder_self", l);
       if (gpt_) gpt_blocks_.emplace_back(a.registries, s, c_);
       else attention_blocks_.emplace_back(a.registries, s, c_);
     }

@@ -88,8 +88,8 @@ class NadarayaWatson final : public Model {
     w.reshape({1, 1, w.shape()[1], w.shape()[2]});
     AttentionMap map{"kernel", std::move(w), {}, {}, {}, {}, {}};
     for (float x : data_.x_test) map.queries.push_back(label(x)), map.query_positions.push_back(x);
-    // the keys are the training inputs, unless the mode took them from the queries (vvv)
-    const Tensor& keys = map.weights.shape()[3] == data_.x_train.size() ? data_.x_train : data_.x_test;
+    // the keys are the training inputs, unless the mode forms them from the queries (vvv)
+    const Tensor& keys = attention_.self_attention() ? data_.x_test : data_.x_train;
     for (float x : keys) map.keys.push_back(label(x)), map.key_positions.push_back(x);
     ex.maps.push_back(std::move(map));
     return {ex};

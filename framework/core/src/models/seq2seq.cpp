@@ -6,6 +6,8 @@
 //   decoder with attention (Bahdanau: mode qvv, scoring additive):
 //             c_t = attention(query = top-layer s_{t-1}, keys = values = encoder outputs)
 //             s_t = cell([c_t, embed(y_{t-1})], s_{t-1})
+//             A mode that forms its keys from the query (vvv) attends to s_{t-1} alone and
+//             never reads the source: its map is "decoder_state" (one key), not "cross".
 //   output:   p(y_t) = softmax(s_t W_out + b)
 // Training feeds y_{t-1} from the target (teacher forcing), or with training.teacher_forcing
 // below 1 sometimes the model's own prediction (scheduled sampling, forward_fed).
@@ -102,8 +104,10 @@ class Seq2Seq final : public SequenceModel {
       c.normalizer = plugin_choice(att, "normalizer", c.normalizer.name);
       c.dropout = dropout_;
       if (heads_ > 1) c.multi_head = MultiHead{heads_, dec_hidden, false};
+      c.site = site("cross");
       attention_layer_.emplace(a.registries, a.params.child("decoder").child("attention"), c, dec_hidden, dec_hidden, dec_hidden);
       context_dim_ = attention_layer_->output_dim();
+      if (attention_layer_->self_attention()) head_gates().rename(head_gates().find("cross", 0), "decoder_state");
       att.require_all_read("the attention of model 'seq2seq'");
     } else {
       context_dim_ = dec_hidden;
@@ -158,7 +162,7 @@ class Seq2Seq final : public SequenceModel {
       const std::size_t batch = tokens.size(), nk = weights.shape().back();
       Tensor w = weights.value();  // [B, 1, n_k] or [B, heads, 1, n_k]
       w.reshape({batch, 1, heads_, nk});  // [B, layer, head, n_k]
-      s.attention.emplace_back("cross", std::move(w));
+      s.attention.emplace_back(attention_layer_->self_attention() ? "decoder_state" : "cross", std::move(w));
     }
     const Var logits = (*output_)(out);  // [B, 1, V]
     s.log_probs = log_softmax(reshape(logits, {tokens.size(), logits.dim(2)})).value();

@@ -133,6 +133,23 @@ LossResult SequenceModel::loss(const std::vector<std::size_t>& batch, const Trai
   return r;
 }
 
+// Sum over the rows of each row's mean token cross-entropy (Model::evaluation_loss).
+LossResult SequenceModel::evaluation_loss(const std::vector<std::size_t>& rows) {
+  const SequenceSplit& split = eval_split();
+  const VectorBatch src = source_rows(split, rows);
+  const IntTensor tgt = take_rows(split.tgt, rows), tgt_lens = take_rows(split.tgt_lens, rows);
+  const Var logits = forward(src, decoder_inputs(tgt), ForwardContext::evaluation());
+  const Var per_sequence = masked_cross_entropy(logits, tgt, tgt_lens);  // [B]: sum_t ce / T
+  const float steps = static_cast<float>(tgt.shape()[1]);
+  Tensor per_token = Tensor::from_shape({rows.size()});  // T / len_b: the row's mean over its tokens
+  for (std::size_t b = 0; b < rows.size(); ++b) per_token(b) = steps / static_cast<float>(std::max(tgt_lens(b), 1));
+  LossResult r;
+  r.loss = sum(per_sequence * constant(std::move(per_token)));
+  r.sum = static_cast<double>(sum(per_sequence).item()) * steps;
+  r.count = static_cast<double>(xt::sum(tgt_lens)());
+  return r;
+}
+
 const SequenceSplit& SequenceModel::eval_split() const { return data_.valid.size() ? data_.valid : data_.train; }
 // Without a validation split the metrics are measured on the training set: "trainset_", so they
 // do not collide with the trainer's running train_loss.
@@ -423,11 +440,13 @@ std::vector<ExampleAttention> SequenceModel::record_attention(const std::vector<
     std::vector<std::string> queries = out_tokens, dec_keys = {"<bos>"};
     dec_keys.insert(dec_keys.end(), out_tokens.begin(), out_tokens.end());
     for (const auto& [name, w] : decoded[i].attention) {
-      const bool on_source = name == "encoder_self", self = name == "decoder_self";
-      AttentionMap map{name, w, on_source ? source.labels : queries, self ? dec_keys : source.labels, {}, {}, {}};
+      // decoder_state: a decoder attention whose mode reads the decoder's own state (one key)
+      const bool on_source = name == "encoder_self", self = name == "decoder_self", state = name == "decoder_state";
+      AttentionMap map{name, w, on_source ? source.labels : queries,
+                       self ? dec_keys : state ? std::vector<std::string>{"<state>"} : source.labels, {}, {}, {}};
       map.queries.resize(w.shape()[2], on_source ? "<pad>" : "<eos>");
       map.keys.resize(w.shape()[3], "<pad>");  // keys beyond the labels are padding positions
-      if (!self) map.key_positions = source.positions;
+      if (!self && !state) map.key_positions = source.positions;
       if (on_source) map.query_positions = source.positions;
       if (name == "cross") map.gold_keys = gold_row(split, rows[i], w.shape()[2]);
       ex.maps.push_back(std::move(map));

@@ -91,9 +91,10 @@ class Transformer final : public SequenceModel {
     const std::size_t d = h_.block.d_model, heads = h_.block.heads;
     src_input_.emplace(a.registries, enc, data_.src_vocab.size(), positional, PositionsOf{d, heads, h_.max_len, false}, h_.block.dropout);
     tgt_input_.emplace(a.registries, dec, data_.tgt_vocab.size(), positional, PositionsOf{d, heads, h_.max_len, true}, h_.block.dropout);
-    const TransformerBlockConfig enc_config = with_positions(h_.block, src_input_->positions());
-    const TransformerBlockConfig dec_config = with_positions(h_.block, tgt_input_->positions());
+    TransformerBlockConfig enc_config = with_positions(h_.block, src_input_->positions());
+    TransformerBlockConfig dec_config = with_positions(h_.block, tgt_input_->positions());
     for (std::size_t l = 0; l < h_.layers; ++l) {
+      enc_config.site = site("encoder_self", l), dec_config.site = site("decoder_self", l);
       encoder_.emplace_back(a.registries, enc.child("block" + std::to_string(l)), enc_config);
       decoder_.emplace_back(a.registries, dec.child("block" + std::to_string(l)), dec_config);
     }

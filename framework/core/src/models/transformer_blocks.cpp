@@ -21,6 +21,7 @@ AttentionConfig multi_head(const TransformerBlockConfig& c, const char* mode, bo
   m.dropout = c.dropout;
   m.multi_head = MultiHead{c.heads, c.d_model, false, c.kv_heads};
   if (self) m.positions = c.positions;
+  m.site = self ? c.site : c.site.at("cross", c.site.layer);
   return m;
 }
 
@@ -33,6 +34,7 @@ AttentionConfig pre_norm_attention(const PreNormConfig& c) {
   a.dropout = c.dropout;
   a.multi_head = MultiHead{c.heads, c.d_model, false, c.kv_heads};
   a.positions = c.positions;
+  a.site = c.site;
   return a;
 }
 
@@ -180,8 +182,11 @@ TransformerBlockConfig with_positions(TransformerBlockConfig config, const Posit
 TransformerEncoder::TransformerEncoder(const PluginKinds& kinds, const ParamScope& scope, const TransformerBlockConfig& config,
                                        std::size_t vocab, std::size_t layers, const PluginChoice& positional, std::size_t max_len)
     : input_(kinds, scope, vocab, positional, PositionsOf{config.d_model, config.heads, max_len}, config.dropout) {
-  const TransformerBlockConfig c = with_positions(config, input_.positions());
-  for (std::size_t l = 0; l < layers; ++l) blocks_.emplace_back(kinds, scope.child("block" + std::to_string(l)), c);
+  TransformerBlockConfig c = with_positions(config, input_.positions());
+  for (std::size_t l = 0; l < layers; ++l) {
+    c.site.layer = l;
+    blocks_.emplace_back(kinds, scope.child("block" + std::to_string(l)), c);
+  }
 }
 
 Var TransformerEncoder::operator()(const IntTensor& ids, const ValidLens& lens, const ForwardContext& context,

@@ -78,8 +78,9 @@ PositionsOf vit_positions(const VitConfig& c, std::size_t tokens) {
   return p;
 }
 
-PreNormConfig block_config(const VitConfig& c, const Positions& positions) {
+PreNormConfig block_config(const VitConfig& c, const Positions& positions, const SiteTag& site) {
   PreNormConfig b;
+  b.site = site;
   b.d_model = c.d_model, b.mlp_hidden = c.mlp_hidden, b.heads = c.heads, b.dropout = c.dropout;
   b.scoring = c.scoring, b.normalizer = c.normalizer;
   b.positions = positions.in_attention();
@@ -99,7 +100,7 @@ class Vit final : public Classifier {
         head_norm_(a.params.child("head").child("norm"), c_.d_model),
         head_(a.params.child("head").child("output"), c_.d_model, data_.classes.size(), true, torch_linear(c_.d_model)) {
     for (std::size_t l = 0; l < c_.layers; ++l)
-      blocks_.emplace_back(a.registries, a.params.child("block" + std::to_string(l)), block_config(c_, positions_));
+      blocks_.emplace_back(a.registries, a.params.child("block" + std::to_string(l)), block_config(c_, positions_, site("encoder_self", l)));
   }
 
  protected:

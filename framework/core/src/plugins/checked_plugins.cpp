@@ -136,6 +136,11 @@ FormedQkv CheckedMode::form(const AttentionSources& sources) const {
   require_formed(who, "queries", f.queries, batch, 0, query_dim_, "query_dim()");
   require_formed(who, "keys", f.keys, batch, 0, key_dim_, "key_dim()");
   require_formed(who, "values", f.values, batch, f.keys.dim(1), value_dim_, "value_dim()");
+  const Var& keyed = traits_.self_attention ? sources.query : sources.key;
+  if (keyed.defined() && f.keys.dim(1) != keyed.dim(1))
+    throw PluginFault(who + " formed " + std::to_string(f.keys.dim(1)) + " keys from " + std::to_string(keyed.dim(1)) +
+                      (traits_.self_attention ? " query positions, but declares self-attention (keys from the queries)"
+                                              : " key positions; a mode whose keys come from the queries declares traits().self_attention"));
   return f;
 }
 
@@ -158,6 +163,7 @@ CheckedMode make_mode(const PluginKinds& kinds, const PluginChoice& choice, cons
     m.query_dim_ = guarded(m.who, "query_dim", [&] { return m.plugin->query_dim(); });
     m.key_dim_ = guarded(m.who, "key_dim", [&] { return m.plugin->key_dim(); });
     m.value_dim_ = guarded(m.who, "value_dim", [&] { return m.plugin->value_dim(); });
+    m.traits_ = guarded(m.who, "traits", [&] { return m.plugin->traits(); });
     if (m.query_dim_ == 0 || m.key_dim_ == 0 || m.value_dim_ == 0)
       throw PluginFault(m.who + " declares a size of 0 (query_dim() " + std::to_string(m.query_dim_) + ", key_dim() " +
                         std::to_string(m.key_dim_) + ", value_dim() " + std::to_string(m.value_dim_) + ")");

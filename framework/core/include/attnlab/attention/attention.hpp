@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 
+#include "attnlab/attention/head_gates.hpp"
 #include "attnlab/attention/multi_head.hpp"
 #include "attnlab/attention/pooling.hpp"
 #include "attnlab/plugins/checked_plugins.hpp"
@@ -28,6 +29,9 @@ struct AttentionConfig {
   // Positions applied where queries meet keys (self-attention): rotated queries and keys, a
   // bias per head (positions.hpp); none: the inputs carry their positions, or none.
   std::shared_ptr<const CheckedPositional> positions;
+  // Where the layer sits in its model, for interventions on its heads (head_gates.hpp); no
+  // gates: it takes no part. site.heads: the heads a caller split into the batch itself (gat).
+  SiteTag site;
 };
 
 // Decoding one position at a time: the keys and values formed so far (split into heads for
@@ -82,6 +86,8 @@ class Attention {
   // calls form the queries only (evaluation).
   AttentionResult over_memory(const AttentionSources& sources, const ValidLens& lens, KeyValueCache& cache) const;
   std::size_t output_dim() const { return heads_ ? heads_->output_dim() : mode_.value_dim(); }
+  // The mode forms its keys from the queries' own sequence (vvv), not from the key source.
+  bool self_attention() const { return mode_.traits().self_attention; }
 
  private:
   // Scores, mask, weights and pooling of formed (and split) queries, keys and values.
@@ -96,6 +102,8 @@ class Attention {
   CheckedScoring scoring_;
   CheckedNormalizer normalizer_;
   float dropout_;
+  HeadGates* gates_ = nullptr;  // the model's, when the layer is a site
+  std::size_t site_ = 0;
 };
 
 }  // namespace attn

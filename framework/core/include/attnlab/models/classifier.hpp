@@ -26,6 +26,8 @@ class Classifier : public Model {
   std::size_t train_size() const override { return data_.train.size(); }
   LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) override;
   Metrics evaluate(bool full) override;
+  std::size_t evaluation_size() const override { return eval_split().size(); }
+  LossResult evaluation_loss(const std::vector<std::size_t>& rows) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
   // "confusion": the last evaluation's confusion matrix [classes, classes] (true, predicted);
   // for grey images, "probe_images" [k, H, W]: the probe set's images as the model saw them;

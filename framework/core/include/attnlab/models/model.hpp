@@ -7,9 +7,11 @@
 #pragma once
 
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "attnlab/attention/head_gates.hpp"
 #include "attnlab/data/dataset.hpp"
 #include "attnlab/nn/params.hpp"
 #include "attnlab/options.hpp"
@@ -69,6 +71,15 @@ class Model {
   virtual bool takes_teacher_forcing() const { return false; }
   // Metrics on the evaluation split; `full` adds the expensive ones (decoding, BLEU).
   virtual Metrics evaluate(bool full) = 0;
+  // The examples of the evaluation split, and the loss on its examples `rows` in evaluation
+  // mode (no dropout) with its graph, to differentiate (head importance): `loss` is the SUM over
+  // the rows of each row's own mean loss L_b, so the gradient with respect to an input of row b
+  // alone (a per-example gate) is dL_b/d(input). 0 and an error: the model has none.
+  virtual std::size_t evaluation_size() const { return 0; }
+  virtual LossResult evaluation_loss(const std::vector<std::size_t>& rows) {
+    (void)rows;
+    throw std::logic_error("this model has no loss on evaluation examples");
+  }
   // Attention maps of evaluation examples (decoded with greedy search for sequence models).
   virtual std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) = 0;
   // False when there is nothing to learn (e.g. Nadaraya-Watson with a fixed kernel).
@@ -83,6 +94,16 @@ class Model {
   // Arrays a picture of this model needs, saved with the run (Nadaraya-Watson: the training
   // points, the test grid, the truth and the prediction). Empty for most models.
   virtual NamedTensors plot_data() { return {}; }
+  // The model's attention layers as sites, and the gates on their heads (head_gates.hpp): what
+  // ablation and head importance act through. A model without heads to study has no sites.
+  HeadGates& head_gates() { return head_gates_; }
+
+ protected:
+  // Where an attention layer of map `map`, layer `layer` sits: given to it in AttentionConfig.
+  SiteTag site(const std::string& map, std::size_t layer = 0) { return {&head_gates_, map, layer, 0}; }
+
+ private:
+  HeadGates head_gates_;
 };
 
 }  // namespace attn

@@ -66,6 +66,8 @@ class SequenceModel : public Model {
   LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) override;
   bool takes_label_smoothing() const override { return true; }
   Metrics evaluate(bool full) override;
+  std::size_t evaluation_size() const override { return eval_split().size(); }
+  LossResult evaluation_loss(const std::vector<std::size_t>& rows) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
 
   // Greedy decoding of a batch of sources (one Translation per row).

@@ -27,6 +27,9 @@ struct TransformerBlockConfig {
   PluginChoice normalizer = AttentionConfig{}.normalizer;  // of every attention block
   std::size_t window = 0;  // encoder self-attention: query i sees keys |i - j| < window (0: all)
   std::shared_ptr<const CheckedPositional> positions;  // in every self-attention (rope, alibi, t5_bias)
+  // The self-attention's site (map, layer; head_gates.hpp); a decoder block's cross-attention
+  // is at ("cross", the same layer). A stack sets each block's layer.
+  SiteTag site;
 };
 
 // The blocks' options of a model (d_model, ffn_hidden, heads, kv_heads, dropout, scoring,
@@ -120,6 +123,7 @@ struct PreNormConfig {
   PluginChoice normalizer = AttentionConfig{}.normalizer;
   bool causal = false;
   std::shared_ptr<const CheckedPositional> positions;  // in every self-attention (rope, alibi, t5_bias)
+  SiteTag site;  // the attention's site (map, layer; head_gates.hpp)
 };
 
 class PreNormBlock {

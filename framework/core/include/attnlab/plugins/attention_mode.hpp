@@ -29,6 +29,15 @@ struct AttentionSources {
   Var value;  // [B, n_k, value_dim]
 };
 
+// What a mode declares about itself (the framework checks it at every form()).
+struct ModeTraits {
+  // Keys and values are formed from the query source alone (self-attention, as vvv): the layer
+  // attends to its own queries' sequence and never reads the key and value sources. A model
+  // then labels the map's keys with the queries' positions and measures no alignment to a
+  // source (docs/concepts/measuring-attention.md). False: the keys are the key source's positions.
+  bool self_attention = false;
+};
+
 struct FormedQkv {
   Var queries;  // [B, n_q, d_q']
   Var keys;     // [B, n_k, d_k']
@@ -50,6 +59,7 @@ class AttentionMode {
     (void)batch, (void)n_q, (void)n_k;
     return lens;
   }
+  virtual ModeTraits traits() const { return {}; }
 };
 
 }  // namespace attn

@@ -73,15 +73,19 @@ struct CheckedNormalizer : PluginHandle<Normalizer> {
 CheckedNormalizer make_normalizer(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope);
 
 struct CheckedMode : PluginHandle<AttentionMode> {
-  // form(sources), checked against the sizes the mode declares (and one batch, one n_k).
+  // form(sources), checked against the sizes the mode declares (and one batch, one n_k) and
+  // against its traits: the keys have as many positions as the source they come from (the
+  // query's for self-attention, else the key's).
   FormedQkv form(const AttentionSources& sources) const;
   // valid_lens(...), checked: none, [B] or [B, n_q].
   ValidLens valid_lens(const ValidLens& lens, std::size_t batch, std::size_t n_q, std::size_t n_k) const;
   std::size_t query_dim() const { return query_dim_; }
   std::size_t key_dim() const { return key_dim_; }
   std::size_t value_dim() const { return value_dim_; }
+  const ModeTraits& traits() const { return traits_; }
 
   std::size_t query_dim_ = 0, key_dim_ = 0, value_dim_ = 0;  // declared once, at construction
+  ModeTraits traits_;
 };
 CheckedMode make_mode(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope,
                       std::size_t query_dim, std::size_t key_dim, std::size_t value_dim);

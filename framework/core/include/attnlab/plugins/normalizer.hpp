@@ -4,7 +4,7 @@
 // is all zeros (never NaN). The built-ins (plugins/softmax.cpp, sigmoid.cpp, sparsemax.cpp,
 // kernel.cpp; docs/concepts/normalizing-scores.md):
 //   softmax:   w_j = exp(s_j) / sum_i exp(s_i)                          (rows sum to 1)
-//   sigmoid:   w_j = sigma(s_j + b), b = -log n_k by default             (rows need not sum to 1)
+//   sigmoid:   w_j = sigma(s_j + b), b = -log (valid keys) by default    (rows need not sum to 1)
 //   sparsemax: w = argmin_{p in simplex} ||p - s||^2 = max(0, s - tau)   (exact zeros)
 //   kernel:    w_j = s_j / sum_i s_i for scores s >= 0 (d2l 1.0's K / sum K)
 #pragma once
