@@ -139,3 +139,36 @@ TEST_CASE("monotonicity is the mean over examples, each example's pairs counted 
   REQUIRE(out.size() == 1);
   CHECK(out[0].values.at("monotonicity").at(0) == Approx(0.5));  // not 3/4: examples weigh the same
 }
+
+TEST_CASE("head detectors on a hand-made self-attention map: a previous-token head and an induction head", "[metrics][attention][detectors]") {
+  // Tokens a b c a b c at positions 0..5, causal rows. Head 0 looks at the previous position (row
+  // 0 at itself); head 1 looks, where the token occurred before, at the position just after that
+  // occurrence (rows 3, 4, 5 at 1, 2, 3), and elsewhere at position 0.
+  AttentionMap m;
+  m.name = "decoder_self";
+  m.keys = m.queries = {"a", "b", "c", "a", "b", "c"};
+  m.weights = xt::zeros<float>({std::size_t{1}, std::size_t{2}, std::size_t{6}, std::size_t{6}});
+  for (std::size_t q = 0; q < 6; ++q) {
+    m.weights(0, 0, q, q == 0 ? 0 : q - 1) = 1.0f;
+    m.weights(0, 1, q, q >= 3 ? q - 2 : 0) = 1.0f;
+  }
+  ExampleAttention ex;
+  ex.maps.push_back(m);
+  const MapMetrics d = attention_metrics({ex}).at(0);
+  const auto at = [&](const std::string& metric, std::size_t head) { return d.values.at(metric).at(head); };
+  CHECK(at("previous_token", 0) == Approx(1.0));
+  CHECK(at("induction", 0) == Approx(0.0));       // rows 3..5 look at 2..4, not at 1..3
+  CHECK(at("diagonal", 0) == Approx(1.0 / 6.0));  // row 0 only
+  CHECK(at("first_token", 0) == Approx(1.0 / 5.0));  // rows 1..5: row 1 only
+  CHECK(at("induction", 1) == Approx(1.0));
+  CHECK(at("previous_token", 1) == Approx(1.0 / 5.0));  // row 1 looks at 0, its previous position
+  CHECK(at("first_token", 1) == Approx(2.0 / 5.0));     // rows 1, 2
+  // the detectors are kept per head, not averaged into the summaries
+  const Metrics means = attention_metric_means({d});
+  CHECK(means.count("attention.decoder_self.entropy") == 1);
+  CHECK(means.count("attention.decoder_self.induction") == 0);
+  // a cross map has no detectors: its queries and keys are different sequences
+  m.name = "cross";
+  ex.maps = {m};
+  CHECK(attention_metrics({ex}).at(0).values.count("induction") == 0);
+}

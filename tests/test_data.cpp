@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
+#include <set>
 
 #include <unistd.h>
 
@@ -174,4 +176,41 @@ TEST_CASE("regression1d: a points file's bad line names the field and why it is 
   refused("1", "expected two numbers");
   const auto ok = std::get<RegressionData>(load("regression1d", {{"points", temp_file("0 1 # a comment\n\n-2e3 4.5\n")}}));
   CHECK(ok.x_train.size() == 2);
+}
+
+TEST_CASE("repeated_patterns: each sequence tiles a random pattern; validation labels only the later copies", "[data][tasks][patterns]") {
+  const auto d = std::get<VectorData>(load("repeated_patterns", {{"vocab", "10"}, {"length", "20"}, {"min_period", "3"}, {"max_period", "6"},
+                                                                 {"num_train", "40"}, {"num_valid", "30"}}));
+  REQUIRE(d.vocab.size() == 13);  // <pad> <bos> <eos> t0 .. t9
+  CHECK(d.vocab.token(3) == "t0");
+  CHECK(d.max_len == 19);
+  for (const bool valid : {false, true}) {
+    const VectorSplit& split = valid ? d.valid : d.train;
+    std::vector<std::size_t> rows(split.size());
+    std::iota(rows.begin(), rows.end(), std::size_t{0});
+    const VectorBatch b = split.sets->batch(rows);
+    REQUIRE(b.tokens.shape()[1] == 19);
+    std::set<std::size_t> periods;
+    for (std::size_t s = 0; s < rows.size(); ++s) {
+      std::size_t period = 1;  // the smallest shift under which the sequence repeats
+      while (period < 19) {
+        bool repeats = true;
+        for (std::size_t i = period; i < 19; ++i) repeats = repeats && b.tokens(s, i) == b.tokens(s, i - period);
+        if (repeats) break;
+        ++period;
+      }
+      CHECK(period <= 6);
+      periods.insert(period);
+      for (std::size_t i = 0; i < 19; ++i) {
+        const int next = split.labels(s, i);
+        if (next >= 0 && i + 1 < 19) CHECK(next == b.tokens(s, i + 1));  // the next token
+        if (!valid) CHECK(next >= 3);
+      }
+      if (valid) CHECK(split.labels(s, 0) == -1);  // the first copy's next tokens are unpredictable
+    }
+    CHECK(periods.size() >= 3);
+  }
+  CHECK_THROWS_WITH(load("repeated_patterns", {{"max_period", "64"}}), Catch::Contains("must be below 'length' (64)"));
+  CHECK_THROWS_WITH(load("repeated_patterns", {{"min_period", "40"}, {"max_period", "30"}}), Catch::Contains("at most 'max_period' (30)"));
+  CHECK_THROWS_WITH(load("repeated_patterns", {{"measure", "first"}}), Catch::Contains("'later_copies'"));
 }

@@ -475,6 +475,29 @@ def label_smoothing_golden():
           label_smoothing_golden.__doc__.replace("\n", " "))
 
 
+def statistics_golden():
+    """Welch's t-test (SciPy's ttest_ind, equal_var=False) and the t-based 95% interval of a mean
+    (SciPy's t.interval) on samples of 2 to 6 values: t, the Welch-Satterthwaite df, p, low, high."""
+    import numpy as np
+    from scipy import stats
+    cases = [([1.0, 2.0, 4.0], [3.0, 5.0, 6.5, 9.0]),
+             ([0.7567, 0.6617, 0.8517], [0.135, 0.0, 0.27]),
+             ([10.0, 10.5], [9.0, 12.0, 15.0, 8.0, 11.0, 13.0]),
+             ([0.5, 0.51, 0.49, 0.52, 0.48], [0.5, 0.52, 0.47])]
+    out = {}
+    for i, (a, b) in enumerate(cases):
+        a, b = np.array(a), np.array(b)
+        r = stats.ttest_ind(a, b, equal_var=False)
+        va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+        df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+        low, high = stats.t.interval(0.95, len(a) - 1, loc=a.mean(), scale=stats.sem(a))
+        out[f"a{i}"] = torch.tensor(a, dtype=torch.float64)
+        out[f"b{i}"] = torch.tensor(b, dtype=torch.float64)
+        out[f"welch{i}"] = torch.tensor([r.statistic, df, r.pvalue], dtype=torch.float64)
+        out[f"interval{i}"] = torch.tensor([low, high], dtype=torch.float64)
+    write("statistics.txt", out, "Welch's t-test (t, df, p) of a against b, and the 95% interval of a's mean (SciPy)")
+
+
 if __name__ == "__main__":
     lr_schedule_golden()
     label_smoothing_golden()
@@ -487,3 +510,4 @@ if __name__ == "__main__":
     cell_goldens()
     multi_head_golden()
     positional_goldens()
+    statistics_golden()

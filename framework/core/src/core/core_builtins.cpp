@@ -19,6 +19,7 @@ void register_dataset_fashion_mnist(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_graph(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_coloured_graphs(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_text_corpus(Registry<DatasetSource, DatasetArgs>& r);
+void register_dataset_repeated_patterns(Registry<DatasetSource, DatasetArgs>& r);
 void register_dataset_spoken_digits(Registry<DatasetSource, DatasetArgs>& r);
 void register_optimizer_sgd(Registry<Optimizer, OptimizerArgs>& r);
 void register_optimizer_adam(Registry<Optimizer, OptimizerArgs>& r);
@@ -39,6 +40,7 @@ void register_core_builtins(Registries& r) {
   register_dataset_graph(r.datasets);
   register_dataset_coloured_graphs(r.datasets);
   register_dataset_text_corpus(r.datasets);
+  register_dataset_repeated_patterns(r.datasets);
   register_dataset_spoken_digits(r.datasets);
   register_optimizer_sgd(r.optimizers);
   register_optimizer_adam(r.optimizers);

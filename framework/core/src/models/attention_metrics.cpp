@@ -42,6 +42,25 @@ void measure_row(const float* w, std::size_t n, int gold, const std::vector<floa
   }
 }
 
+// The head detectors of row q of a self-attention map (queries and keys are the same positions,
+// so the token at position q is key q's label): diagonal, previous token, first token (the
+// sink, for q >= 1) and induction, the mass on the positions just after the earlier
+// occurrences of the query's token (Olsson et al. 2022's prefix matching), when there are some.
+void detect_row(const float* w, std::size_t n, std::size_t q, const std::vector<std::string>& tokens, Tally& tally) {
+  if (q < n) tally.add("diagonal", w[q]);
+  if (q == 0 || q - 1 >= n) return;
+  tally.add("previous_token", w[q - 1]);
+  tally.add("first_token", w[0]);
+  if (q >= tokens.size()) return;
+  double induction = 0.0;
+  bool earlier = false;
+  for (std::size_t j = 0; j < q; ++j)
+    if (tokens[j] == tokens[q] && j + 1 < n) induction += w[j + 1], earlier = true;
+  if (earlier) tally.add("induction", induction);
+}
+
+bool self_attention_map(const std::string& name) { return name == "encoder_self" || name == "decoder_self"; }
+
 // The keys a query row may weigh: the labelled keys that are not padding.
 std::size_t valid_keys(const AttentionMap& m) {
   const std::size_t n = m.weights.shape()[3];
@@ -75,6 +94,7 @@ void measure_map(const AttentionMap& m, std::vector<Tally>& tallies) {
       const std::size_t n = m.name == "decoder_self" ? std::min(keys, q + 1) : keys;  // causal: keys 0..q
       const float* row = m.weights.data() + (lh * s[2] + q) * s[3];
       measure_row(row, n, gold, m.key_positions, tallies[lh]);
+      if (self_attention_map(m.name) && s[2] == s[3]) detect_row(row, n, q, m.keys, tallies[lh]);
       if (m.name == "cross" && !std::isnan(centre_of(row, n))) centres.push_back(centre_of(row, n));
     }
     const double monotone = ordered_pairs(centres);
@@ -137,10 +157,15 @@ ProbeLook look_at_probe(Model& model, const std::vector<std::size_t>& keep, bool
   return look;
 }
 
+bool is_head_detector(const std::string& metric) {
+  return metric == "diagonal" || metric == "previous_token" || metric == "first_token" || metric == "induction";
+}
+
 Metrics attention_metric_means(const std::vector<MapMetrics>& metrics) {
   Metrics out;
   for (const MapMetrics& mm : metrics)
-    for (const auto& [metric, values] : mm.values) out["attention." + mm.map + "." + metric] = mm.mean(metric);
+    for (const auto& [metric, values] : mm.values)
+      if (!is_head_detector(metric)) out["attention." + mm.map + "." + metric] = mm.mean(metric);
   return out;
 }
 

@@ -14,6 +14,14 @@
 //                    output step t's weights, the fraction of pairs of steps s < t with
 //                    c_s <= c_t (Kendall's tau mapped to [0, 1]): 1 for an alignment that reads
 //                    the source left to right (copy, speech), 0 for reversal, about 0.5 for none
+// and, for self-attention maps (encoder_self, decoder_self: the token at query position i is
+// key i), the head detectors:
+//   diagonal         w_i                    (the query's own position)
+//   previous_token   w_{i-1}                (rows i >= 1)
+//   first_token      w_0                    (rows i >= 1: the "sink")
+//   induction        sum_{j < i, x_j = x_i} w_{j+1}: the mass on the positions just after the
+//                    earlier occurrences of the query's token (Olsson et al. 2022's prefix
+//                    matching); rows whose token occurred before only
 // Each metric is the mean over the rows of every example (monotonicity: over the examples), per
 // map kind, layer and head.
 #pragma once
@@ -48,7 +56,10 @@ struct ProbeLook {
 };
 ProbeLook look_at_probe(Model& model, const std::vector<std::size_t>& keep, bool measure);
 
-// "attention.<map>.<metric>" -> the mean over layers and heads, for histories and summaries.
+// "attention.<map>.<metric>" -> the mean over layers and heads, for histories and summaries; not
+// for the head detectors, which describe one head each (a mean of a previous-token head and an
+// induction head describes neither): they are kept per layer and head only.
 Metrics attention_metric_means(const std::vector<MapMetrics>& metrics);
+bool is_head_detector(const std::string& metric);
 
 }  // namespace attn
