@@ -51,13 +51,13 @@ def main(path, out):
                 print(f"{kind}.{metric} [layer, head]: {np.array2string(values[()], precision=4)}")
 
         # 5. The same, mean over layers and heads, per epoch: history/attention.<map>.<metric>
-        #    (NaN in epochs not evaluated; per head: history/attention/<map>/<metric> [epoch, layer, head]).
+        #    (NaN in epochs not evaluated; per head: attention_history/<map>/<metric> [epoch, layer, head]).
         history = run["history"]
         for column in (c for c in history if c.endswith(".alignment")):
             print(f"{column} per epoch: {np.array2string(history[column][()], precision=3)}")
 
-        # 6. Snapshots of the recorded maps (record.epochs): history/snapshots/epoch_<e>/example_<i>/<map>.
-        epochs = sorted(int(e[len("epoch_"):]) for e in history.get("snapshots", {}))
+        # 6. Snapshots of the recorded maps (record.epochs): snapshots/epoch_<e>/example_<i>/<map>.
+        epochs = sorted(int(e[len("epoch_"):]) for e in run.get("snapshots", {}))
         print(f"snapshot epochs: {epochs}")
 
     fig, ax = plt.subplots(figsize=(1 + 0.45 * len(keys), 1 + 0.45 * len(queries)))

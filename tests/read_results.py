@@ -29,6 +29,9 @@ def main(path):
             assert w.dtype == np.float32 and w.ndim == 2, (w.dtype, w.shape)
             history = run["history"]
             assert len(history["epoch"]) == len(history["train_loss"]) > 0
+            # every dataset of history/ is a column of one value per epoch
+            columns = {k: history[k][()] for k in history}
+            assert all(len(c) == len(history["epoch"]) for c in columns.values()), {k: len(c) for k, c in columns.items()}
             for example in run["attention"].values():
                 for name, m in example.items():
                     weights = m["weights"][()]

@@ -100,7 +100,7 @@ TEST_CASE("attention is recorded on the probe set: the same inputs for every see
   const std::string entropy = file.run_group(ids[0]) + "/attention_metrics/cross/entropy";
   CHECK(h.attr_string(entropy, "dims") == "layer,head");
   CHECK(h.attr_string(file.run_group(ids[0]) + "/attention/example_0/cross/weights", "dims") == "layer,head,query,key");
-  CHECK(h.attr_string(file.run_group(ids[0]) + "/history/attention/cross/alignment", "dims") == "epoch,layer,head");
+  CHECK(h.attr_string(file.run_group(ids[0]) + "/attention_history/cross/alignment", "dims") == "epoch,layer,head");
   CHECK(h.attr_string(file.run_group(ids[0]) + "/history/train_loss", "dims") == "epoch");
   CHECK_THAT(h.attr_string(file.run_group(ids[0]) + "/history/train_loss", "description"), Catch::Contains("mean over target tokens"));
   CHECK_THAT(h.attr_string(file.run_group(ids[0]) + "/params/decoder/output/W", "description"), Catch::Contains("decoder.output.W"));
@@ -419,4 +419,27 @@ TEST_CASE("files that are not attnlab results give a clear error, never a crash"
       CHECK_THAT(out.text, Catch::Contains(message));
       CHECK(std::count(out.text.begin(), out.text.end(), '\n') <= 2);
     }
+}
+
+TEST_CASE("the Python module reads results into pandas, of this format and of format 6; so does attnlab", "[analysis][python]") {
+  Workspace w;
+  const std::string old = w / "old-layout.h5";
+  const Output out = capture("PYTHONPATH=" + source_root + "/framework/lab/python /usr/bin/python3 " + source_root +
+                             "/tests/check_python_module.py " + w.seq + " " + old);
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  CHECK_THAT(out.text, Catch::EndsWith("ok\n"));
+  // attnlab reads the per-head history and the snapshots of format 6 from inside history/
+  const ResultsReader now(w.seq), before(old);
+  for (const RunInfo& r : now.runs()) {
+    CHECK(before.snapshot_epochs(r.id) == now.snapshot_epochs(r.id));
+    REQUIRE(!now.snapshot_epochs(r.id).empty());
+    const std::size_t epoch = now.snapshot_epochs(r.id).back();
+    CHECK(before.attention_metrics(r.id, epoch).at(0).values == now.attention_metrics(r.id, epoch).at(0).values);
+    const bool same_snapshot = before.snapshot(r.id, epoch, "example_0").maps.at(0).weights == now.snapshot(r.id, epoch, "example_0").maps.at(0).weights;
+    CHECK(same_snapshot);
+  }
+  // meson installs the module beside the program
+  const Output installed = capture("meson introspect " + std::string(ATTNLAB_BUILD_ROOT) + " --installed");
+  CHECK_THAT(installed.text, Catch::Contains("attnlab.py"));
 }

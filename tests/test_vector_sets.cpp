@@ -511,7 +511,7 @@ TEST_CASE("attnlab predict: a trained classifier's classes for examples and type
   REQUIRE(run.status == 0);
   {  // the confusion matrix of every evaluated epoch, the last one the final
     const Hdf5File f(h5, Hdf5File::Mode::read);
-    const Tensor per_epoch = f.read("/runs/task-majority_pool-cls/history/arrays/confusion");
+    const Tensor per_epoch = f.read("/runs/task-majority_pool-cls/epoch_arrays/confusion");
     REQUIRE(per_epoch.shape() == std::vector<std::size_t>{3, 10, 10});
     const Tensor first = xt::view(per_epoch, 0), last = xt::view(per_epoch, 2);
     CHECK(xt::sum(first)() == Approx(200.0));

@@ -54,7 +54,8 @@ std::vector<std::string> image_attention_pictures(const Tensor& image, const Att
       const std::vector<double> row = cls_row(map, l, head);
       o.weights.assign(row.begin() + 1, row.end());
       o.vmax = *std::max_element(o.weights.begin(), o.weights.end());
-      o.title = "<cls>, layer " + std::to_string(l) + (head ? (heads > 1 ? ", head " + std::to_string(*head) : "") : ", mean of " + std::to_string(heads) + " heads");
+      o.title = !view.composed.empty() ? "<cls> " + view.composed + ", heads' " + view.fusion
+                : "<cls>, layer " + std::to_string(l) + (head ? (heads > 1 ? ", head " + std::to_string(*head) : "") : ", mean of " + std::to_string(heads) + " heads");
       o.caption = "patch max " + format_number(o.vmax) + ", <cls> " + format_number(row[0]);
       out.push_back(svg::image_overlay(o));
     }

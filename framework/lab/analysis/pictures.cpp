@@ -1,6 +1,7 @@
 #include "lab/analysis/pictures.hpp"
 
 #include "attnlab/data/text.hpp"
+#include "attnlab/models/attention_rollout.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -88,6 +89,28 @@ void check_map(const std::string& path, const AttentionMap& m, const AttentionVi
     throw UsageError("head " + std::to_string(*view.head) + " out of range: the " + m.name + " map has " + std::to_string(heads));
 }
 
+// `m` composed over its layers as the view says (rollout or flow), as a map of one layer and
+// one head; the view's title names it. Only a self-attention map composes (its queries are
+// its keys); padding keys are left out of the composition.
+AttentionMap composed(const AttentionMap& m, AttentionView& view) {
+  const auto& s = m.weights.shape();
+  if (s[2] != s[3] || m.name == "cross" || m.name == "kernel" || m.name == "decoder_state")
+    throw UsageError("--" + view.composed + " composes a stack of self-attention (each layer's positions are the next one's); the " +
+                     m.name + " map is not one (choose one with --map: encoder_self, decoder_self, ...)");
+  const std::size_t n = m.keys.empty() ? s[3] : unpadded(s[3], m.keys).size();
+  AttentionMap out = m;
+  try {
+    const HeadFusion fusion = head_fusion(view.fusion);
+    out.weights = view.composed == "flow" ? attention_flow(m.weights, fusion, n) : attention_rollout(m.weights, fusion, n);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  out.weights.reshape({1, 1, s[2], s[3]});
+  view.title = m.name + " " + view.composed + " over " + std::to_string(s[0]) + " layer" + (s[0] == 1 ? "" : "s") + ", heads' " +
+               view.fusion + ", with the residual";
+  return out;
+}
+
 // The heatmaps of one map the view selects; widens heads_in_row to the heads shown side by side.
 void map_pictures(const AttentionMap& m, const AttentionView& view, std::vector<std::string>& pictures,
                   std::size_t& heads_in_row) {
@@ -97,8 +120,9 @@ void map_pictures(const AttentionMap& m, const AttentionView& view, std::vector<
     if (view.layer && *view.layer != l) continue;
     if (view.average || heads == 1) {
       const std::string what = heads == 1 ? "" : ", average of " + std::to_string(heads) + " heads";
-      pictures.push_back(one_map(w, m.queries, m.keys, l, heads == 1 ? std::optional<std::size_t>(0) : std::nullopt,
-                                 m.name + " attention, layer " + std::to_string(l) + what, m.name, view.own_scale));
+      const std::string title = view.title.empty() ? m.name + " attention, layer " + std::to_string(l) + what : view.title;
+      pictures.push_back(one_map(w, m.queries, m.keys, l, heads == 1 ? std::optional<std::size_t>(0) : std::nullopt, title, m.name,
+                                 view.own_scale));
       continue;
     }
     for (std::size_t h = 0; h < heads; ++h) {
@@ -194,32 +218,34 @@ std::string draw_attention(const ExampleToDraw& e, const AttentionView& view) {
   }
   std::vector<std::string> pictures;
   std::size_t heads_in_row = 1;
-  for (const AttentionMap& m : maps) {
-    check_map(e.path, m, view);
+  for (const AttentionMap& drawn : maps) {
+    check_map(e.path, drawn, view);
+    AttentionView shown = view;  // (with its title, for a composed map)
+    const AttentionMap m = view.composed.empty() ? drawn : composed(drawn, shown);
     const std::size_t index = example.example;
     if (images && over_patches(m) && name.rfind("example_", 0) == 0 && index < images->shape()[0]) {
       Tensor image = xt::view(*images, index);
-      for (std::string& p : image_attention_pictures(image, m, view)) pictures.push_back(std::move(p));
-      heads_in_row = std::max<std::size_t>(heads_in_row, view.average || view.head ? 1 : std::min<std::size_t>(m.weights.shape()[1], 4));
+      for (std::string& p : image_attention_pictures(image, m, shown)) pictures.push_back(std::move(p));
+      heads_in_row = std::max<std::size_t>(heads_in_row, shown.average || shown.head ? 1 : std::min<std::size_t>(m.weights.shape()[1], 4));
       continue;
     }
     if (frames && lengths && times && name.rfind("example_", 0) == 0 && index < frames->shape()[0]) {
       const Tensor utterance = xt::view(*frames, index), at = xt::view(*times, index);
       const float stored = (*lengths)(index);  // a count, kept as a float: an edited file may hold anything
       const std::size_t length = std::isfinite(stored) && stored > 0.0f ? static_cast<std::size_t>(std::min(stored, 1e9f)) : 0;
-      for (std::string& p : frames_attention_pictures(utterance, at, length, m, view))
+      for (std::string& p : frames_attention_pictures(utterance, at, length, m, shown))
         pictures.push_back(std::move(p));
       continue;
     }
     if (!adjacency) {
-      map_pictures(m, view, pictures, heads_in_row);
+      map_pictures(m, shown, pictures, heads_in_row);
       continue;
     }
     if (adjacency->shape()[0] != adjacency->shape()[1] || adjacency->shape()[0] != m.weights.shape()[2] || m.weights.shape()[2] != m.weights.shape()[3])
       throw FileError(e.path + ": run '" + run + "': data/adjacency " + shape_str(shape_of(*adjacency)) + " is not the graph of the " +
                       m.name + " map " + shape_str(shape_of(m.weights)) + " (a damaged file)");
     for (std::size_t l = 0; l < m.weights.shape()[0]; ++l)
-      if (!view.layer || *view.layer == l) pictures.push_back(graph_attention_picture(*adjacency, example, m, l, view.head));
+      if (!shown.layer || *shown.layer == l) pictures.push_back(graph_attention_picture(*adjacency, example, m, l, shown.head));
     heads_in_row = 2;
   }
   if (pictures.empty()) throw UsageError("nothing to draw for that layer/head selection");

@@ -18,6 +18,9 @@ struct AttentionView {
   std::optional<std::size_t> layer, head;
   bool average = false;                // average over heads (per layer) instead of one per head
   bool own_scale = false;              // each panel coloured up to its own largest weight (default: [0, 1] for all)
+  // "rollout" or "flow": each self-attention map composed over its layers (attention_rollout.hpp),
+  // heads fused by `fusion` ("mean", "max", "min"), drawn as one panel titled `title`.
+  std::string composed, fusion = "mean", title;
 };
 
 // Attention heatmaps of one run: rows are queries (target tokens, or x positions), columns keys

@@ -120,14 +120,26 @@ std::string stem_of(const std::string& results) {
   return results.substr(0, results.rfind(".h5") == std::string::npos ? results.size() : results.rfind(".h5"));
 }
 
+// --rollout FUSION or --flow FUSION: the view composes each map over its layers.
+void composition(const Arguments& a, AttentionView& view) {
+  if (a.has("--rollout") && a.has("--flow")) throw UsageError("--rollout and --flow exclude each other: one composition per picture");
+  if (!a.has("--rollout") && !a.has("--flow")) return;
+  view.composed = a.has("--rollout") ? "rollout" : "flow";
+  view.fusion = a.value("--" + view.composed, "mean");
+  if (view.fusion != "mean" && view.fusion != "max" && view.fusion != "min")
+    throw UsageError("--" + view.composed + " takes how the heads are fused: mean, max or min; got '" + view.fusion + "'");
+  if (view.layer || view.head || view.average)
+    throw UsageError("--" + view.composed + " composes every layer and fuses the heads: --layer, --head and --average do not apply");
+}
+
 // An option of another kind of picture would be ignored without a word: refused instead.
 void refuse_options_of_other_pictures(const Arguments& a) {
   const std::string kind = a.flag("--attention") ? "--attention" : a.flag("--curves") ? "--curves" : "--fit";
   const std::map<std::string, std::set<std::string>> reads = {
-      {"--attention", {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale"}},
+      {"--attention", {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale", "--rollout", "--flow"}},
       {"--curves", {"--metric"}},
       {"--fit", {}}};
-  for (const std::string option : {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale", "--metric"})
+  for (const std::string option : {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale", "--metric", "--rollout", "--flow"})
     if ((a.has(option) || a.flag(option)) && !reads.at(kind).count(option))
       throw UsageError(option + " does not apply to " + kind + " (it is an option of " +
                        (reads.at("--curves").count(option) ? "--curves" : "--attention") + "): remove it");
@@ -135,7 +147,7 @@ void refuse_options_of_other_pictures(const Arguments& a) {
 
 int plot(const std::vector<std::string>& args) {
   const Arguments a(args, {"--attention", "--curves", "--fit", "--average", "--own-scale", "--png"},
-                    {"--run", "--example", "--probe", "--map", "--layer", "--head", "--metric", "-o", "--output"});
+                    {"--run", "--example", "--probe", "--map", "--layer", "--head", "--metric", "--rollout", "--flow", "-o", "--output"});
   const std::string& path = results_path(a);
   const ResultsReader f(path);
   const int kinds = a.flag("--attention") + a.flag("--curves") + a.flag("--fit");
@@ -163,8 +175,9 @@ int plot(const std::vector<std::string>& args) {
     view.average = a.flag("--average");
     view.own_scale = a.flag("--own-scale");
     if (view.average && view.head) throw UsageError("--head and --average exclude each other: one head, or the mean over heads");
+    composition(a, view);
     svg = attention_picture(f, runs.at(0), view);
-    what = "attention" + (view.map.empty() ? "" : "-" + view.map);
+    what = (view.composed.empty() ? "attention" : view.composed) + (view.map.empty() ? "" : "-" + view.map);
   } else if (a.flag("--curves")) {
     svg = curves_picture(f, runs, a.all("--metric"));
     what = "curves";
@@ -217,6 +230,9 @@ Command plot_command() {
           "    --run ID --example N (recorded) or --probe N (typed: attnlab probe) --map NAME --layer L --head H\n"
           "    --average (mean over heads)\n"
           "    --own-scale (each panel coloured to its own largest weight; default: one [0, 1] scale)\n"
+          "    --rollout mean|max|min  a self-attention map composed over its layers (Abnar & Zuidema 2020):\n"
+          "                      the heads fused, the residual added, the layers multiplied\n"
+          "    --flow mean|max|min     the same as a maximum flow through the layers (up to 64 positions)\n"
           "  --curves          per-epoch metrics of several runs overlaid\n"
           "    --run ID (repeatable; default every run) --metric NAME (repeatable; default the losses)\n"
           "  --fit             Nadaraya-Watson: training points, truth and prediction, beside the kernel map\n"

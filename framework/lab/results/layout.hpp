@@ -33,10 +33,17 @@ inline std::string probes_of(const std::string& id) { return group_of(id) + "/pr
 inline std::string lengths_of(const std::string& id) { return group_of(id) + "/lengths"; }
 inline std::string heads_of(const std::string& id) { return group_of(id) + "/heads"; }
 inline const std::string probe_prefix = "probe_";
-// Below a history group: per-head attention metrics and the snapshots of the recorded maps.
-inline const std::string history_attention = "attention";
-inline const std::string history_snapshots = "snapshots";
-inline const std::string history_arrays = "arrays";  // per-epoch arrays: history/arrays/<name> [epoch, ...]
+// Beside a history (`base`: a run's group, or a checkpoint's /trainer), what is kept per epoch
+// but is not one number per epoch: the attention metrics per layer and head, the snapshots of
+// the recorded maps and the per-epoch arrays. Formats 4 to 6 kept them inside history/
+// (history/attention, history/snapshots, history/arrays); readers take either.
+inline std::string attention_history_in(const std::string& base) { return base + "/attention_history"; }
+inline std::string snapshots_in(const std::string& base) { return base + "/snapshots"; }
+inline std::string epoch_arrays_in(const std::string& base) { return base + "/epoch_arrays"; }
+// `now` when the file has it; else the group of formats 4 to 6 inside <base>/history, `before`.
+inline std::string present(const Hdf5File& f, const std::string& now, const std::string& base, const std::string& before) {
+  return f.exists(now) ? now : base + "/history/" + before;
+}
 inline std::string example_name(std::size_t index) { return "example_" + std::to_string(index); }
 inline std::string epoch_name(std::size_t epoch) { return "epoch_" + std::to_string(epoch); }
 
@@ -58,13 +65,13 @@ void write_head_analysis(Hdf5File& f, const std::string& group, const HeadAnalys
 std::optional<HeadAnalysis> read_head_analysis(const Hdf5File& f, const std::string& group);
 std::vector<MapMetrics> read_attention_metrics(const Hdf5File& f, const std::string& group);
 
-// The attention part of a history: <history>/attention/<map>/<metric> float32 [epoch, layer,
-// head] (NaN in epochs not measured) and <history>/snapshots/epoch_<e>/example_<i>/...
-void write_attention_history(Hdf5File& f, const std::string& history_group, const std::vector<EpochRecord>& history);
-void read_attention_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history);
-// EpochRecord::arrays of every epoch as history/arrays/<name> [epoch, ...] (NaN where an epoch
-// was not evaluated), and back.
-void write_array_history(Hdf5File& f, const std::string& history_group, const std::vector<EpochRecord>& history);
-void read_array_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history);
+// The attention part of a history beside it: <base>/attention_history/<map>/<metric> float32
+// [epoch, layer, head] (NaN in epochs not measured) and <base>/snapshots/epoch_<e>/example_<i>/...
+void write_attention_history(Hdf5File& f, const std::string& base, const std::vector<EpochRecord>& history);
+void read_attention_history(const Hdf5File& f, const std::string& base, std::vector<EpochRecord>& history);
+// EpochRecord::arrays of every epoch as <base>/epoch_arrays/<name> [epoch, ...] (NaN where an
+// epoch was not evaluated), and back.
+void write_array_history(Hdf5File& f, const std::string& base, const std::vector<EpochRecord>& history);
+void read_array_history(const Hdf5File& f, const std::string& base, std::vector<EpochRecord>& history);
 
 }  // namespace attn::layout

@@ -122,7 +122,7 @@ std::vector<MapMetrics> read_attention_metrics(const Hdf5File& f, const std::str
   return out;
 }
 
-void write_attention_history(Hdf5File& f, const std::string& history_group, const std::vector<EpochRecord>& history) {
+void write_attention_history(Hdf5File& f, const std::string& base, const std::vector<EpochRecord>& history) {
   std::vector<MapMetrics> shapes;  // every (map, metric) measured in some epoch
   for (const EpochRecord& e : history)
     for (const MapMetrics& m : e.attention)
@@ -139,7 +139,7 @@ void write_attention_history(Hdf5File& f, const std::string& history_group, cons
         if (const MapMetrics* m = find_map(history[i].attention, shape.map); m && m->values.count(metric))
           std::transform(m->values.at(metric).begin(), m->values.at(metric).end(), grid.begin() + static_cast<std::ptrdiff_t>(i * shape.layers * shape.heads),
                          [](double x) { return static_cast<float>(x); });
-      const std::string path = history_group + "/" + history_attention + "/" + shape.map + "/" + metric;
+      const std::string path = attention_history_in(base) + "/" + shape.map + "/" + metric;
       f.write(path, grid);
       describe(f, path, "epoch,layer,head", unit_of(metric),
                metric + " of the '" + shape.map + "' maps per epoch (NaN: not measured that epoch)");
@@ -147,10 +147,10 @@ void write_attention_history(Hdf5File& f, const std::string& history_group, cons
   }
   for (const EpochRecord& e : history)
     for (const ExampleAttention& ex : e.snapshot)
-      write_example(f, history_group + "/" + history_snapshots + "/" + epoch_name(e.epoch) + "/" + example_name(ex.example), ex);
+      write_example(f, snapshots_in(base) + "/" + epoch_name(e.epoch) + "/" + example_name(ex.example), ex);
 }
 
-void write_array_history(Hdf5File& f, const std::string& history_group, const std::vector<EpochRecord>& history) {
+void write_array_history(Hdf5File& f, const std::string& base, const std::vector<EpochRecord>& history) {
   std::map<std::string, Shape> shapes;  // every array of some epoch, with its shape
   for (const EpochRecord& e : history)
     for (const auto& [name, a] : e.arrays) shapes.emplace(name, shape_of(a));
@@ -163,15 +163,15 @@ void write_array_history(Hdf5File& f, const std::string& history_group, const st
     for (std::size_t i = 0; i < history.size(); ++i)
       for (const auto& [n, a] : history[i].arrays)
         if (n == name && a.size() == per) std::copy(a.begin(), a.end(), out.begin() + static_cast<std::ptrdiff_t>(i * per));
-    const std::string path = history_group + "/" + history_arrays + "/" + name;
+    const std::string path = epoch_arrays_in(base) + "/" + name;
     f.write(path, out);
     describe(f, path, "epoch," + std::string(name == "confusion" ? "true class,predicted class" : "..."), name == "confusion" ? "examples" : "",
              name + " after each evaluated epoch (NaN: not evaluated that epoch)");
   }
 }
 
-void read_array_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history) {
-  const std::string group = history_group + "/" + history_arrays;
+void read_array_history(const Hdf5File& f, const std::string& base, std::vector<EpochRecord>& history) {
+  const std::string group = present(f, epoch_arrays_in(base), base, "arrays");
   if (!f.exists(group)) return;
   for (const std::string& name : f.children(group)) {
     const Tensor stacked = f.read(group + "/" + name);  // [epoch, ...]
@@ -188,8 +188,8 @@ void read_array_history(const Hdf5File& f, const std::string& history_group, std
   }
 }
 
-void read_attention_history(const Hdf5File& f, const std::string& history_group, std::vector<EpochRecord>& history) {
-  const std::string metrics_group = history_group + "/" + history_attention;
+void read_attention_history(const Hdf5File& f, const std::string& base, std::vector<EpochRecord>& history) {
+  const std::string metrics_group = present(f, attention_history_in(base), base, "attention");
   if (f.exists(metrics_group))
     for (const std::string& map : f.children(metrics_group))
       for (const std::string& metric : f.children(metrics_group + "/" + map)) {
@@ -204,7 +204,7 @@ void read_attention_history(const Hdf5File& f, const std::string& history_group,
           m->values[metric] = std::vector<double>(row, row + per_epoch);
         }
       }
-  const std::string snapshots = history_group + "/" + history_snapshots;
+  const std::string snapshots = present(f, snapshots_in(base), base, "snapshots");
   if (!f.exists(snapshots)) return;
   for (EpochRecord& e : history)
     if (f.exists(snapshots + "/" + epoch_name(e.epoch)))

@@ -92,7 +92,9 @@ std::pair<std::string, std::string> history_column_meaning(const std::string& na
   return {"metric", "evaluation metric; NaN in epochs not evaluated"};
 }
 
-void write_history(Hdf5File& f, const std::string& group, const std::vector<EpochRecord>& history) {
+// <base>/history/<column>, and beside it what else is kept per epoch (layout.hpp).
+void write_history(Hdf5File& f, const std::string& base, const std::vector<EpochRecord>& history) {
+  const std::string group = base + "/history";
   f.create_group(group);
   if (history.empty()) return;
   for (const auto& [name, column] : history_columns(history)) {
@@ -100,18 +102,19 @@ void write_history(Hdf5File& f, const std::string& group, const std::vector<Epoc
     const auto [units, description] = history_column_meaning(name);
     describe(f, group + "/" + name, "epoch", units, description);
   }
-  write_attention_history(f, group, history);
-  write_array_history(f, group, history);
+  write_attention_history(f, base, history);
+  write_array_history(f, base, history);
 }
 
-std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& group) {
+std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& base) {
+  const std::string group = base + "/history";
   std::vector<EpochRecord> history;
   if (!f.exists(group + "/epoch")) return history;
   const std::vector<double> epoch = f.read_doubles(group + "/epoch");
   history.resize(epoch.size());
   for (std::size_t i = 0; i < epoch.size(); ++i) history[i].epoch = static_cast<std::size_t>(epoch[i]);
   for (const std::string& column : f.children(group)) {
-    if (f.is_group(group + "/" + column)) continue;  // attention metrics and snapshots
+    if (f.is_group(group + "/" + column)) continue;  // (formats 4 to 6: attention metrics and snapshots)
     const std::vector<double> values = f.read_doubles(group + "/" + column);
     for (std::size_t i = 0; i < values.size() && i < history.size(); ++i) {
       EpochRecord& e = history[i];
@@ -124,8 +127,8 @@ std::vector<EpochRecord> read_history(const Hdf5File& f, const std::string& grou
       else if (column != "epoch" && !std::isnan(values[i])) e.metrics[column] = values[i];
     }
   }
-  read_attention_history(f, group, history);
-  read_array_history(f, group, history);
+  read_attention_history(f, base, history);
+  read_array_history(f, base, history);
   return history;
 }
 
@@ -324,7 +327,7 @@ void write_run_into(Hdf5File& f, const RunRecord& r) {
     f.write(param_of(r.id, name), value);
     describe(f, param_of(r.id, name), "the parameter's own axes", "", "parameter " + name + " of the trained model");
   }
-  write_history(f, history_of(r.id), r.history);
+  write_history(f, group_of(r.id), r.history);
   f.create_group(attention_of(r.id));
   for (const ExampleAttention& ex : r.attention) write_example(f, attention_of(r.id) + "/" + example_name(ex.example), ex);
   write_attention_metrics(f, attention_metrics_of(r.id), r.attention_metrics);
@@ -573,14 +576,14 @@ std::vector<MapMetrics> ResultsReader::attention_metrics(const std::string& id) 
 }
 
 std::vector<MapMetrics> ResultsReader::attention_metrics(const std::string& id, std::size_t epoch) const {
-  const std::vector<EpochRecord> history = read_history(file_, history_of(known(id)));
+  const std::vector<EpochRecord> history = read_history(file_, group_of(known(id)));
   for (const EpochRecord& e : history)
     if (e.epoch == epoch) return e.attention;
   return {};
 }
 
 std::vector<std::size_t> ResultsReader::snapshot_epochs(const std::string& id) const {
-  const std::string g = history_of(known(id)) + "/" + history_snapshots;
+  const std::string g = present(file_, snapshots_in(group_of(known(id))), group_of(id), "snapshots");
   std::vector<std::size_t> epochs;
   if (file_.exists(g))
     for (const std::string& name : file_.children(g)) {
@@ -594,7 +597,7 @@ std::vector<std::size_t> ResultsReader::snapshot_epochs(const std::string& id) c
 }
 
 ExampleAttention ResultsReader::snapshot(const std::string& id, std::size_t epoch, const std::string& example) const {
-  const std::string g = history_of(known(id)) + "/" + history_snapshots + "/" + epoch_name(epoch) + "/" + example;
+  const std::string g = present(file_, snapshots_in(group_of(known(id))), group_of(id), "snapshots") + "/" + epoch_name(epoch) + "/" + example;
   if (!file_.exists(g)) throw UsageError("run '" + id + "' has no snapshot of " + example + " at epoch " + std::to_string(epoch));
   return read_example(file_, g);
 }
@@ -628,7 +631,7 @@ void write_trainer_state(const std::string& path, const TrainerState& s, const s
   write_named(f, trainer_group + "/params", s.params);
   write_named(f, trainer_group + "/optimizer", s.optimizer);
   write_named(f, trainer_group + "/best", s.best_params);
-  write_history(f, trainer_group + "/history", s.history);
+  write_history(f, trainer_group, s.history);
   f.set_attr(trainer_group, "rng_state", s.rng_state);
   f.set_attr(trainer_group, "epochs_done", static_cast<long>(s.history.size()));
   f.set_attr(trainer_group, "best", s.best);
@@ -647,7 +650,7 @@ TrainerState read_trainer_state(const std::string& path) {
   s.params = read_named(f, trainer_group + "/params");
   s.optimizer = read_named(f, trainer_group + "/optimizer");
   s.best_params = read_named(f, trainer_group + "/best");
-  s.history = read_history(f, trainer_group + "/history");
+  s.history = read_history(f, trainer_group);
   s.rng_state = f.attr_string(trainer_group, "rng_state");
   s.best = f.attr_double(trainer_group, "best");
   s.has_best = f.attr_long(trainer_group, "has_best") != 0;

@@ -8,11 +8,12 @@
 //                              wall_seconds, host, epochs_done, resumed_from_epoch,
 //                              params_checksum, metric.<name>
 //   /runs/<id>/params/<a>/<b>  float32, one dataset per parameter (path "a.b")
-//   /runs/<id>/history/<col>   float64 per epoch: epoch, train_loss, grad_norm, clipped_fraction, lr,
-//                              seconds, grad_norm.<group>, teacher_forcing (when sampled), metrics
-//   /runs/<id>/history/attention/<map>/<metric>   float32 [epoch, layer, head] (attention metrics)
-//   /runs/<id>/history/snapshots/epoch_<e>/example_<i>/<map>/...   (record.epochs)
-//   /runs/<id>/history/arrays/<name>   float32 [epoch, ...] (Model::evaluation_arrays: confusion)
+//   /runs/<id>/history/<col>   float64 per epoch, every column as long as the history: epoch,
+//                              train_loss, grad_norm, clipped_fraction, lr, seconds,
+//                              grad_norm.<group>, teacher_forcing (when sampled), metrics
+//   /runs/<id>/attention_history/<map>/<metric>   float32 [epoch, layer, head] (attention metrics)
+//   /runs/<id>/snapshots/epoch_<e>/example_<i>/<map>/...   (record.epochs)
+//   /runs/<id>/epoch_arrays/<name>   float32 [epoch, ...] (Model::evaluation_arrays: confusion)
 //   /runs/<id>/attention/example_<i>/<map>/{weights, queries, keys, query_positions, key_positions, gold_keys}
 //   /runs/<id>/attention_metrics/<map>/<metric>    float32 [layer, head] (final model)
 //   /runs/<id>/probes/probe_<n>/<map>/...          inputs typed to `attnlab probe`
@@ -56,7 +57,9 @@ constexpr const char* results_format_name = "attnlab-results";
 // probe_lengths, adjacency) and the per-epoch arrays history/arrays/<name>. Optional too.
 // 6: lengths/ (evaluation.lengths: the final model's metrics at each length). Optional.
 // 7: the run attribute params_checksum (params_checksum.hpp), a file without it is not checked;
-// heads/ (attnlab ablate). Optional.
+// heads/ (attnlab ablate), optional; history/ holds only its columns: history/attention,
+// history/snapshots and history/arrays moved beside it, to attention_history, snapshots and
+// epoch_arrays (readers take either place).
 constexpr long results_format_version = 7;
 constexpr const char* attnlab_version = "0.2.0";
 
