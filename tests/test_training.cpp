@@ -347,3 +347,29 @@ TEST_CASE("training.steps: as many epochs as the steps take, the last cut after 
   }
   CHECK(t.history()[0].lr != Approx(scheduled_lr(c.schedule, c.lr, 3, 9)));  // (not a schedule of 3 whole epochs)
 }
+
+TEST_CASE("training.decode_metrics puts exact match and BLEU into every evaluated epoch, of the validation split or the probe set",
+          "[training][decode]") {
+  for (const std::string decode : {"none", "valid", "probe"}) {
+    DYNAMIC_SECTION("decode_metrics: " << decode) {
+      SmallRun r;
+      TrainConfig c = small_config(3);
+      c.decode_metrics = decode;
+      Trainer t(*r.model, r.store, builtins(), c, 1);
+      REQUIRE(t.run() == RunStatus::finished);
+      for (const EpochRecord& e : t.history()) {
+        INFO("epoch " << e.epoch);
+        CHECK(e.metrics.count("valid_token_acc") == 1);
+        CHECK(e.metrics.count("valid_exact_match") == (decode == "valid" ? 1u : 0u));
+        CHECK(e.metrics.count("valid_bleu") == (decode == "valid" ? 1u : 0u));
+        CHECK(e.metrics.count("probe_exact_match") == (decode == "probe" ? 1u : 0u));
+        CHECK(e.metrics.count("probe_bleu4") == (decode == "probe" ? 1u : 0u));
+      }
+      if (decode == "valid") {  // the same numbers as the model's own full evaluation
+        const Metrics full = r.model->evaluate(true);
+        CHECK(t.history().back().metrics.at("valid_exact_match") == full.at("valid_exact_match"));
+        CHECK(t.history().back().metrics.at("valid_bleu") == full.at("valid_bleu"));
+      }
+    }
+  }
+}

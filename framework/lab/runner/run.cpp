@@ -171,7 +171,7 @@ void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<
                    "watch); set the metric or remove it"});
   if (plan.training.early_stopping.empty()) return;
   const NoGrad no_grad;
-  const Metrics m = model.evaluate(false);
+  const Metrics m = epoch_metrics(model, plan.training.decode_metrics);
   if (m.count(plan.training.early_stopping)) return;
   std::vector<std::string> names;
   for (const auto& kv : m) names.push_back(kv.first);

@@ -194,6 +194,10 @@ std::vector<SpecKey> training_keys() {
       bound<&P::training, &T::shuffle>("training.shuffle", V::boolean, {}, "reshuffle the training examples every epoch"),
       bound<&P::training, &T::eval_every>("training.eval_every", V::integer, between(1, 1e9),
                                           "epochs between evaluations; the last epoch is always evaluated"),
+      bound_choice<&P::training, &T::decode_metrics>("training.decode_metrics", decode_metrics_choices(),
+                                                     "exact match and BLEU at every evaluated epoch (in the history): `valid` on the "
+                                                     "validation split (valid_exact_match, ...; every sentence decoded each time), "
+                                                     "`probe` on the probe set (probe_exact_match, ...); `none`: at the end only"),
       bound_text<&P::training, &T::early_stopping>("training.early_stopping.metric",
                                                    "a metric the model reports at every evaluated epoch",
                                                    "stop when this metric stops improving, e.g. `valid_loss`, `valid_token_acc` (see below)",

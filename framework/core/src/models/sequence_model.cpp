@@ -155,9 +155,16 @@ const SequenceSplit& SequenceModel::eval_split() const { return data_.valid.size
 // do not collide with the trainer's running train_loss.
 std::string SequenceModel::eval_prefix() const { return data_.valid.size() ? "valid_" : "trainset_"; }
 
-Metrics SequenceModel::evaluate(bool full) {
-  const SequenceSplit& split = eval_split();
-  const std::string p = eval_prefix();
+Metrics SequenceModel::evaluate(bool full) { return evaluate_split(eval_split(), eval_prefix(), full); }
+
+Metrics SequenceModel::evaluate_probe() {
+  Metrics decoding;
+  for (const auto& [name, value] : evaluate_split(probe_split(data_), "probe_", true))
+    if (name == "probe_exact_match" || name == "probe_bleu" || name == "probe_bleu4") decoding[name] = value;
+  return decoding;
+}
+
+Metrics SequenceModel::evaluate_split(const SequenceSplit& split, const std::string& p, bool full) {
   double ce = 0, tokens = 0, correct = 0;
   std::vector<Tokens> predictions, labels;
   std::size_t exact = 0;

@@ -70,7 +70,7 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
     if (!diverged) {
       const NoGrad no_grad;  // evaluation keeps no graph
       if (last || rec.epoch % std::max<std::size_t>(config_.eval_every, 1) == 0) {
-        rec.metrics = model_.evaluate(false);
+        rec.metrics = epoch_metrics(model_, config_.decode_metrics);
         rec.arrays = model_.evaluation_arrays();
       }
       look_at_attention(rec);
@@ -82,6 +82,14 @@ RunStatus Trainer::run(const std::function<bool(const EpochRecord&)>& on_epoch) 
     if (on_epoch && !on_epoch(rec)) return RunStatus::interrupted;
   }
 }
+
+Metrics epoch_metrics(Model& model, const std::string& decode_metrics) {
+  Metrics m = model.evaluate(decode_metrics == "valid");
+  if (decode_metrics == "probe") m.merge(model.evaluate_probe());
+  return m;
+}
+
+std::vector<std::string> decode_metrics_choices() { return {"none", "valid", "probe"}; }
 
 bool AttentionRecording::snapshot_at(std::size_t epoch) const {
   return (every > 0 && epoch % every == 0) || std::find(epochs.begin(), epochs.end(), epoch) != epochs.end();

@@ -76,6 +76,9 @@ class Model {
   // the rows of each row's own mean loss L_b, so the gradient with respect to an input of row b
   // alone (a per-example gate) is dL_b/d(input). 0 and an error: the model has none.
   virtual std::size_t evaluation_size() const { return 0; }
+  // The decoding metrics (exact match, BLEU) of the probe set, named probe_*; empty for a model
+  // that decodes no sequences. Cheap enough for every epoch (training.decode_metrics: probe).
+  virtual Metrics evaluate_probe() { return {}; }
   virtual LossResult evaluation_loss(const std::vector<std::size_t>& rows) {
     (void)rows;
     throw std::logic_error("this model has no loss on evaluation examples");

@@ -66,6 +66,8 @@ class SequenceModel : public Model {
   LossResult loss(const std::vector<std::size_t>& batch, const TrainingStep& step) override;
   bool takes_label_smoothing() const override { return true; }
   Metrics evaluate(bool full) override;
+  // valid_* (or trainset_*) on the evaluation split; probe_exact_match, probe_bleu, ... on the probe set.
+  Metrics evaluate_probe() override;
   std::size_t evaluation_size() const override { return eval_split().size(); }
   LossResult evaluation_loss(const std::vector<std::size_t>& rows) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
@@ -98,6 +100,9 @@ class SequenceModel : public Model {
  private:
   const SequenceSplit& eval_split() const;
   std::string eval_prefix() const;
+  // Loss, perplexity and token accuracy of `split` (teacher-forced); with `full`, exact match and
+  // BLEU of greedy decoding too; each named `prefix` + metric.
+  Metrics evaluate_split(const SequenceSplit& split, const std::string& prefix, bool full);
   bool d2l_loss_;  // option loss: d2l (sum over the batch of per-sequence means) or token_mean
 };
 

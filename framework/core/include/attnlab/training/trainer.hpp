@@ -42,11 +42,19 @@ struct TrainConfig {
   std::string early_stopping;   // metric to watch ("" = off), e.g. valid_loss
   std::size_t patience = 5;     // evaluations without improvement before stopping
   std::size_t eval_every = 1;   // epochs between evaluations (the last epoch is always evaluated)
+  // The decoding metrics (exact match, BLEU) at every evaluated epoch: "none" (only at the end),
+  // "valid" (the model's evaluation split, valid_*) or "probe" (the probe set, probe_*).
+  std::string decode_metrics = "none";
   LrSchedule schedule;          // the learning rate of each update (lr_schedule.hpp)
   float label_smoothing = 0.0f; // eps of the smoothed cross-entropy; 0 = plain
   TeacherForcing teacher_forcing;  // scheduled sampling (teacher_forcing.hpp); default: always the gold token
   AttentionRecording attention;
 };
+
+// What an evaluated epoch measures: the model's metrics, and its decoding metrics as
+// `decode_metrics` asks (TrainConfig::decode_metrics).
+Metrics epoch_metrics(Model& model, const std::string& decode_metrics);
+std::vector<std::string> decode_metrics_choices();  // none, valid, probe
 
 // How a run ended. finished and early_stopped are successes; a run that failed (an error
 // before or while training) never reached the trainer's end.
