@@ -272,7 +272,7 @@ TEST_CASE("--set values are printable text", "[exit-codes][utf8]") {
 
 TEST_CASE("the --help transcripts docs/running-experiments.md shows are what attnlab prints", "[cli][docs]") {
   const std::string page = attn::test::read_text(source_root + "/docs/running-experiments.md");
-  for (const std::string command : {"--help", "predict --help", "generate --help", "ablate --help", "compare --help", "plot --help"}) {
+  for (const std::string command : {"--help", "predict --help", "generate --help", "ablate --help", "compare --help", "plot --help", "report --help"}) {
     INFO(command);
     const auto out = command_output(attnlab_exe + " " + command);
     CHECK(out.status == 0);

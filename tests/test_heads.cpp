@@ -218,4 +218,14 @@ TEST_CASE("the ablation transcript of docs/concepts/what-attention-computes.md i
   for (std::size_t at; (at = out.text.find(file)) != std::string::npos;) out.text.replace(at, file.size(), "transformer-reverse.h5");
   const std::string page = attn::test::read_text(attn::test::source_root + "/docs/concepts/what-attention-computes.md");
   CHECK_THAT(page, Catch::Contains("$ attnlab ablate transformer-reverse.h5 --run heads-4\n" + out.text + "```"));
+  // the report shows what ablate stored: a section in the contents, grids with their values on hover, the curve
+  const std::string report = dir / "report.html";
+  REQUIRE(attn::test::command_output(attn::test::attnlab_exe + " report " + file + " -o " + report).status == 0);
+  const std::string html = attn::test::read_text(report);
+  CHECK_THAT(html, Catch::Contains("<a href=\"#heads\">Heads taken apart</a>") && Catch::Contains("<section id=\"heads\">"));
+  CHECK_THAT(html, Catch::Contains("cross: change of valid_exact_match, one head off") &&
+                       Catch::Contains("decoder_self: change of valid_exact_match, a layer"));
+  CHECK_THAT(html, Catch::Contains("encoder_self: importance, normalised per layer") &&
+                       Catch::Contains("pruning the least important heads, 10% at a time"));
+  CHECK_THAT(html, Catch::Contains("<title>1") );  // a heatmap cell's hover text: layer 1, then the value
 }

@@ -9,6 +9,7 @@
 
 #include "lab/analysis/pictures.hpp"
 #include "lab/analysis/report_assets.hpp"
+#include "lab/analysis/report_heads.hpp"
 #include "lab/analysis/report_data.hpp"
 #include "lab/analysis/svg.hpp"
 #include "lab/results/results_format.hpp"
@@ -151,6 +152,7 @@ std::vector<Section> sections(const ResultsReader& file, const std::vector<RunIn
                  "<p class=\"muted\">The final model evaluated with inputs of each length of <code>evaluation.lengths</code> (a "
                  "text's context, a task's source length): each metric against the length, the mean over seeds and a band of "
                  "&plusmn; one standard deviation.</p><div id=\"lengths-panel\"></div>\n"});
+  if (const std::string heads = heads_section(file, runs); !heads.empty()) s.push_back({"heads", "Heads taken apart", heads});
   s.push_back({"explorer", "Attention explorer",
                "<p class=\"muted\">Every layer and head of a run's maps. Hover a heatmap cell for its weight, a token for its "
                "lines (thickness = weight); the slider moves over the snapshots of <code>record.epochs</code>. The orange "

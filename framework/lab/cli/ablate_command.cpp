@@ -9,19 +9,11 @@
 namespace attn::cli {
 namespace {
 
-// The metric the tables show: the first of these the run has (all are stored).
-std::string shown_metric(const Metrics& m) {
-  for (const char* name : {"valid_exact_match", "valid_accuracy", "valid_bleu", "valid_ppl", "valid_loss", "trainset_exact_match",
-                           "trainset_accuracy", "trainset_loss"})
-    if (m.count(name)) return name;
-  return m.empty() ? "" : m.begin()->first;
-}
-
-// One grid as a table: a row per layer, a column per head.
-void print_grid(const HeadGrid& g, const std::string& metric, const std::string& title) {
+// One grid as a table: a row per layer, a column per head (per_layer: one column, the layer's).
+void print_grid(const HeadGrid& g, const std::string& metric, const std::string& title, bool per_layer = false) {
   if (!g.values.count(metric)) return;
   std::vector<std::string> header = {"layer"};
-  for (std::size_t h = 0; h < g.heads; ++h) header.push_back(g.heads == 1 ? "all heads" : "head " + std::to_string(h));
+  for (std::size_t h = 0; h < g.heads; ++h) header.push_back(per_layer ? "all heads" : "head " + std::to_string(h));
   std::vector<std::vector<std::string>> rows;
   for (std::size_t l = 0; l < g.layers; ++l) {
     rows.push_back({std::to_string(l)});
@@ -31,11 +23,11 @@ void print_grid(const HeadGrid& g, const std::string& metric, const std::string&
 }
 
 void print_analysis(const HeadAnalysis& h) {
-  const std::string metric = shown_metric(h.baseline);
+  const std::string metric = headline_metric(h.baseline);
   std::printf("\nthe model: %s = %s (heads switched off become %s)\n", metric.c_str(), format_number(h.baseline.at(metric)).c_str(),
               h.replacement == "mean" ? "their mean output" : "0");
   for (const HeadGrid& g : h.ablation) print_grid(g, metric, "change of " + metric + " with one head switched off");
-  for (const HeadGrid& g : h.layer_ablation) print_grid(g, metric, "change of " + metric + " with a layer's attention switched off");
+  for (const HeadGrid& g : h.layer_ablation) print_grid(g, metric, "change of " + metric + " with a layer's attention switched off", true);
   for (const HeadGrid& g : h.importance) print_grid(g, "importance", "head importance (Michel et al. 2019, normalised per layer)");
   if (h.pruning.kept.empty() || !h.pruning.metrics.count(metric)) return;
   std::vector<std::vector<std::string>> rows;

@@ -247,8 +247,9 @@ Command report_command() {
           "usage: attnlab report RESULTS.h5 [-o REPORT.html]\n"
           "  One HTML file that needs no network (its script and data are inside): the comparison\n"
           "  table, attention metrics per layer and head, training curves per sweep point (mean +- std\n"
-          "  over seeds), an attention explorer (run, example, map, layer, head, epoch slider, heatmap,\n"
-          "  token view), two runs side by side, each run's config, and the spec (docs/analysis.md).",
+          "  over seeds), the heads taken apart by `attnlab ablate` (grids and the pruning curve), an\n"
+          "  attention explorer (run, example, map, layer, head, epoch slider, heatmap, token view),\n"
+          "  two runs side by side, each run's config, and the spec (docs/analysis.md).",
           report, true};
 }
 

@@ -159,6 +159,13 @@ std::vector<std::vector<double>> head_importance(Model& model, const Kept& kept)
   return sums;
 }
 
+std::string headline_metric(const Metrics& m) {
+  for (const char* name : {"valid_exact_match", "valid_accuracy", "valid_bleu", "valid_ppl", "valid_loss", "trainset_exact_match",
+                           "trainset_accuracy", "trainset_loss"})
+    if (m.count(name)) return name;
+  return m.empty() ? "" : m.begin()->first;
+}
+
 HeadAnalysis analyse_heads(Model& model, const HeadAnalysisOptions& o) {
   HeadGates& g = model.head_gates();
   if (g.sites().empty()) throw std::invalid_argument("this model has no attention heads to take apart (no attention layer is a site)");

@@ -51,6 +51,10 @@ struct HeadAnalysisOptions {
   std::function<void(const std::string&, std::size_t, std::size_t)> progress;
 };
 
+// The metric a summary of an analysis shows (every metric is kept): the first the model
+// reports of exact match, accuracy, BLEU, perplexity and loss (valid_, then trainset_).
+std::string headline_metric(const Metrics& metrics);
+
 // Refused (std::invalid_argument, saying why) for a model without sites or evaluation data.
 HeadAnalysis analyse_heads(Model& model, const HeadAnalysisOptions& options);
 
