@@ -75,7 +75,7 @@ TEST_CASE("plot --rollout and --flow draw a self-attention map composed over its
   CHECK_THAT(attn::test::read_text(dir / "f.svg"), Catch::Contains("decoder_self flow over 2 layers"));
   const auto fusion = attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --rollout median 2>&1");
   CHECK(fusion.status == 2);
-  CHECK_THAT(fusion.text, Catch::Contains("mean, max or min; got 'median'"));
+  CHECK_THAT(fusion.text, Catch::Contains("'median': expected mean, max or min"));
   const auto layer = attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --rollout mean --layer 1 2>&1");
   CHECK(layer.status == 2);
   CHECK_THAT(layer.text, Catch::Contains("--layer, --head and --average do not apply"));

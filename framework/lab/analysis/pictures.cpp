@@ -90,13 +90,14 @@ void check_map(const std::string& path, const AttentionMap& m, const AttentionVi
 }
 
 // `m` composed over its layers as the view says (rollout or flow), as a map of one layer and
-// one head; the view's title names it. Only a self-attention map composes (its queries are
-// its keys); padding keys are left out of the composition.
+// one head; the view's title names it. Only the self-attention of Transformer blocks composes
+// (its queries are its keys, and a residual carries each position past the attention: gat
+// has none); padding keys are left out of the composition.
 AttentionMap composed(const AttentionMap& m, AttentionView& view) {
   const auto& s = m.weights.shape();
-  if (s[2] != s[3] || m.name == "cross" || m.name == "kernel" || m.name == "decoder_state")
-    throw UsageError("--" + view.composed + " composes a stack of self-attention (each layer's positions are the next one's); the " +
-                     m.name + " map is not one (choose one with --map: encoder_self, decoder_self, ...)");
+  if (s[2] != s[3] || (m.name != "encoder_self" && m.name != "decoder_self"))
+    throw UsageError("--" + view.composed + " composes a stack of self-attention blocks with a residual (each layer's positions are "
+                     "the next one's); the " + m.name + " map is not one (choose one with --map: encoder_self or decoder_self)");
   const std::size_t n = m.keys.empty() ? s[3] : unpadded(s[3], m.keys).size();
   AttentionMap out = m;
   try {

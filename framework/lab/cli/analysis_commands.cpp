@@ -1,4 +1,5 @@
 // `attnlab inspect`, `attnlab plot` and `attnlab report`: looking at a results file.
+#include "attnlab/models/attention_rollout.hpp"
 #include "attnlab/file_kind.hpp"
 #include <cstring>
 #include <cerrno>
@@ -126,8 +127,11 @@ void composition(const Arguments& a, AttentionView& view) {
   if (!a.has("--rollout") && !a.has("--flow")) return;
   view.composed = a.has("--rollout") ? "rollout" : "flow";
   view.fusion = a.value("--" + view.composed, "mean");
-  if (view.fusion != "mean" && view.fusion != "max" && view.fusion != "min")
-    throw UsageError("--" + view.composed + " takes how the heads are fused: mean, max or min; got '" + view.fusion + "'");
+  try {
+    head_fusion(view.fusion);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--" + view.composed + " takes how the heads are fused: " + e.what());
+  }
   if (view.layer || view.head || view.average)
     throw UsageError("--" + view.composed + " composes every layer and fuses the heads: --layer, --head and --average do not apply");
 }

@@ -14,7 +14,9 @@ namespace {
 
 // A history column that is a metric of the model (not a training statistic such as lr).
 bool is_metric_column(const std::string& c) {
-  return c == "train_loss" || c.rfind("valid_", 0) == 0 || c.rfind("trainset_", 0) == 0 || c.rfind("test_", 0) == 0;
+  for (const char* prefix : {"valid_", "trainset_", "test_", "probe_", "attention."})
+    if (c.rfind(prefix, 0) == 0) return true;
+  return c == "train_loss";
 }
 
 // Run `r` as it was at its best epoch by `metric`: its metrics there, and "best_epoch" (from 1);
@@ -72,6 +74,8 @@ int compare(const std::vector<std::string>& args) {
   std::vector<ResultsReader> files;
   for (const std::string& path : a.positional()) files.emplace_back(path);
   const std::string best = a.value("--best", ""), metric = a.value("--metric", "");
+  if (!metric.empty() && format == TableFormat::csv)
+    throw UsageError("--metric prints its tables as text or Markdown (--format markdown); the values per run are in --format csv without --metric");
   std::vector<std::string> unmeasured;
   const std::vector<RunInfo> runs = all_runs(files, best, unmeasured);
   if (!best.empty() && runs.empty())
@@ -80,7 +84,7 @@ int compare(const std::vector<std::string>& args) {
     throw UsageError("--metric " + metric + ": no finished run has that metric" + (best.empty() ? "" : " at its best epoch"));
   if (!best.empty())
     std::printf("at each run's best epoch by %s (%s is best; best_epoch counts from 1)%s\n", best.c_str(),
-                lower_is_better(best) ? "lowest" : "highest",
+                larger_is_better(best) ? "highest" : "lowest",
                 unmeasured.empty() ? "" : (", " + std::to_string(unmeasured.size()) + " run(s) without it left out").c_str());
   if (metric.empty()) {
     std::printf("%s", format_summary(summarize(runs), format).c_str());
@@ -88,7 +92,7 @@ int compare(const std::vector<std::string>& args) {
   }
   const std::string what = best.empty() ? "the final model" : "at each run's best epoch by " + best;
   for (const Table& t : statistics_tables(point_values(runs, metric), metric, what))
-    std::printf("\n%s\n%s", t.caption.c_str(), render_table(t.header, t.cells, format == TableFormat::markdown ? format : TableFormat::text).c_str());
+    std::printf("\n%s\n%s", t.caption.c_str(), render_table(t.header, t.cells, format).c_str());
   return 0;
 }
 
@@ -101,7 +105,7 @@ Command compare_command() {
           "  One row per sweep point: each metric as mean ± std over seeds, and wall time. Several\n"
           "  files: their runs together, each sweep point named by its file (file=NAME.h5, ...).\n"
           "  --best METRIC: each run as it was at the epoch where METRIC (a column of its history)\n"
-          "  was best: lowest for a loss, perplexity or error, else highest; best_epoch says which.\n"
+          "  was best: highest for accuracy, exact match and BLEU, else lowest; best_epoch says which.\n"
           "  --metric METRIC: instead of the table, METRIC's mean, std and 95% confidence interval\n"
           "  per sweep point, and Welch's t-test between every two points: difference, t, degrees\n"
           "  of freedom and two-sided p-value, with the number of seeds on each side.",

@@ -4,6 +4,8 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "attnlab/training/trainer.hpp"
+
 namespace attn {
 
 MeanInterval mean_interval(const std::vector<double>& v, double level) {
@@ -60,14 +62,9 @@ std::vector<Table> statistics_tables(const PointValues& points, const std::strin
   return out;
 }
 
-bool lower_is_better(const std::string& metric) {
-  return metric.find("loss") != std::string::npos || metric.find("ppl") != std::string::npos ||
-         metric.find("mse") != std::string::npos || metric.find("bits_per") != std::string::npos;
-}
-
 std::optional<std::size_t> best_epoch(const std::vector<double>& column, const std::string& metric) {
   std::optional<std::size_t> best;
-  const bool lower = lower_is_better(metric);
+  const bool lower = !larger_is_better(metric);
   for (std::size_t e = 0; e < column.size(); ++e)
     if (!std::isnan(column[e]) && (!best || (lower ? column[e] < column[*best] : column[e] > column[*best]))) best = e;
   return best;

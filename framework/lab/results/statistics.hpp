@@ -35,9 +35,9 @@ using PointValues = std::vector<std::pair<std::string, std::vector<double>>>;
 // from (the final model, or the best epoch by a metric).
 std::vector<Table> statistics_tables(const PointValues& points, const std::string& metric, const std::string& what);
 
-// The epoch of a history at which `metric` was best (lowest for a loss or a perplexity, else
-// highest), or none when the history never measured it.
+// The epoch of a history at which `metric` was best (highest for accuracy, exact match and BLEU,
+// else lowest: the rule of early stopping, larger_is_better in trainer.hpp), or none when the
+// history never measured it.
 std::optional<std::size_t> best_epoch(const std::vector<double>& column, const std::string& metric);
-bool lower_is_better(const std::string& metric);
 
 }  // namespace attn

@@ -53,18 +53,20 @@ std::vector<Tensor> HeadGates::finish_means() {
 }
 
 Var HeadGates::apply(std::size_t site, const Var& heads_out) {
-  const HeadSite& s = sites_[site];
+  const HeadSite& s = sites_.at(site);
+  if (heads_out.ndim() != 3 || heads_out.dim(0) % s.heads != 0 || heads_out.dim(2) != s.head_dim)
+    throw std::logic_error("map '" + s.map + "' layer " + std::to_string(s.layer) + ": its heads' output " + shape_str(heads_out.shape()) +
+                           " is not [B * " + std::to_string(s.heads) + ", n, " + std::to_string(s.head_dim) + "]");
   const std::size_t batch = heads_out.dim(0) / s.heads, n_q = heads_out.dim(1), p = heads_out.dim(2);
-  if (recording_) {
+  if (std::lock_guard<std::mutex> lock(record_mutex_); recording_) {
     const float* o = heads_out.value().data();  // rows b*heads + h, [n_q, p] each
-    std::lock_guard<std::mutex> lock(record_mutex_);
     float* sum = sums_[site].data();
     for (std::size_t r = 0; r < batch * s.heads; ++r)
       for (std::size_t q = 0; q < n_q; ++q)
         for (std::size_t d = 0; d < p; ++d) sum[(r % s.heads) * p + d] += o[(r * n_q + q) * p + d];
     counts_[site] += static_cast<double>(batch * n_q);
   }
-  if (gates_.empty() || !gates_[site].gate.defined()) return heads_out;
+  if (!active() || !gates_[site].gate.defined()) return heads_out;
   const Gate& g = gates_[site];
   if (g.gate.dim(0) != 1 && g.gate.dim(0) != batch)
     throw std::invalid_argument("a per-example gate of " + std::to_string(g.gate.dim(0)) + " rows meets a batch of " + std::to_string(batch));

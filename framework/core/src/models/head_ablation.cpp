@@ -14,10 +14,14 @@ namespace {
 
 using Kept = std::vector<std::vector<float>>;  // per site, per head: 1 kept, 0 switched off
 
-// The gates are the model's own again when this goes out of scope, however it is left.
+// The gates are the model's own again when this goes out of scope, however it is left (an
+// error included): no gate, no mean being recorded.
 struct ClearedGates {
   HeadGates& gates;
-  ~ClearedGates() { gates.clear(); }
+  ~ClearedGates() {
+    gates.clear();
+    gates.finish_means();  // (stops a recording an error interrupted; nothing otherwise)
+  }
 };
 
 Kept all_kept(const HeadGates& g) {
@@ -83,6 +87,7 @@ void ablate(Model& model, const HeadAnalysisOptions& o, const std::vector<Tensor
       else std::fill(kept[s].begin(), kept[s].end(), 0.0f);
       if (o.progress) o.progress("ablation", done++, total);
       set_gates(g, kept, means);
+      const NoGrad no_grad;
       const Metrics ablated = overall(model.evaluate(o.full_metrics));
       put_deltas(h < site.heads ? out.ablation : out.layer_ablation, site, h < site.heads ? h : 0, ablated, out.baseline);
     }
@@ -108,15 +113,21 @@ PruningCurve prune(Model& model, const HeadAnalysisOptions& o, const std::vector
   for (const auto& k : kept) total += k.size();
   const std::size_t per_step = std::max<std::size_t>(1, (total + 5) / 10);  // 10% of all heads, rounded, at least 1
   PruningCurve curve;
-  for (std::size_t left = total;; left -= std::min(per_step, left)) {
-    if (o.progress) o.progress("pruning", total - left, total);
+  const std::size_t steps = (total + per_step - 1) / per_step + 1;
+  for (std::size_t left = total, step = 0;; left -= std::min(per_step, left), ++step) {
+    if (o.progress) o.progress("pruning", step, steps);
     set_gates(g, kept, means);
     curve.kept.push_back(static_cast<double>(left) / static_cast<double>(total));
-    for (const auto& [name, value] : overall(model.evaluate(o.full_metrics))) curve.metrics[name].push_back(value);
+    {
+      const NoGrad no_grad;
+      for (const auto& [name, value] : overall(model.evaluate(o.full_metrics))) curve.metrics[name].push_back(value);
+    }
     if (left == 0) break;
-    std::vector<std::vector<double>> importance = head_importance(model, kept);
+    std::vector<std::vector<double>> importance = head_importance(model, kept, means);
     std::vector<std::pair<double, std::pair<std::size_t, std::size_t>>> order;
     for (std::size_t s = 0; s < kept.size(); ++s) {
+      for (std::size_t h = 0; h < kept[s].size(); ++h)
+        if (kept[s][h] == 0.0f) importance[s][h] = 0.0;  // normalised over the heads left
       const std::vector<double> n = normalised(importance[s]);
       for (std::size_t h = 0; h < kept[s].size(); ++h)
         if (kept[s][h] > 0) order.push_back({n[h], {s, h}});
@@ -133,8 +144,9 @@ PruningCurve prune(Model& model, const HeadAnalysisOptions& o, const std::vector
 
 }  // namespace
 
-std::vector<std::vector<double>> head_importance(Model& model, const Kept& kept) {
+std::vector<std::vector<double>> head_importance(Model& model, const Kept& kept, const std::vector<Tensor>& means) {
   HeadGates& g = model.head_gates();
+  const ClearedGates restore{g};
   std::vector<std::vector<double>> sums;
   for (const HeadSite& s : g.sites()) sums.emplace_back(s.heads, 0.0);
   const std::size_t n = model.evaluation_size(), batch = 32;
@@ -147,13 +159,12 @@ std::vector<std::vector<double>> head_importance(Model& model, const Kept& kept)
       Tensor xi = Tensor::from_shape({rows.size(), kept[s].size()});  // one gate per example: dL(x)/dxi
       for (std::size_t b = 0; b < rows.size(); ++b) std::copy(kept[s].begin(), kept[s].end(), xi.begin() + b * kept[s].size());
       gates.push_back(leaf(std::move(xi)));
-      g.set(s, gates.back());
+      g.set(s, gates.back(), means.empty() ? Tensor() : means[s]);
     }
     model.evaluation_loss(rows).loss.backward();
     for (std::size_t s = 0; s < kept.size(); ++s)
       for (std::size_t i = 0; i < gates[s].grad().size(); ++i) sums[s][i % kept[s].size()] += std::abs(gates[s].grad().data()[i]);
   }
-  g.clear();
   for (auto& site : sums)
     for (double& v : site) v /= static_cast<double>(std::max<std::size_t>(n, 1));
   return sums;
@@ -176,12 +187,15 @@ HeadAnalysis analyse_heads(Model& model, const HeadAnalysisOptions& o) {
   g.clear();
   std::vector<Tensor> means;
   if (o.mean_replacement) g.start_means();
-  out.baseline = overall(model.evaluate(o.full_metrics));
+  {
+    const NoGrad no_grad;
+    out.baseline = overall(model.evaluate(o.full_metrics));
+  }
   if (o.mean_replacement) means = g.finish_means();
   out.ablation = grids_of(g, false), out.layer_ablation = grids_of(g, true), out.importance = grids_of(g, false);
   ablate(model, o, means, out);
   if (o.progress) o.progress("importance", 0, 1);
-  const std::vector<std::vector<double>> raw = head_importance(model, all_kept(g));
+  const std::vector<std::vector<double>> raw = head_importance(model, all_kept(g), means);
   for (std::size_t s = 0; s < raw.size(); ++s) {
     const std::vector<double> n = normalised(raw[s]);
     for (std::size_t h = 0; h < raw[s].size(); ++h) {

@@ -21,7 +21,8 @@
 //   first_token      w_0                    (rows i >= 1: the "sink")
 //   induction        sum_{j < i, x_j = x_i} w_{j+1}: the mass on the positions just after the
 //                    earlier occurrences of the query's token (Olsson et al. 2022's prefix
-//                    matching); rows whose token occurred before only
+//                    matching; j < i, so j + 1 = i when x_{i-1} = x_i); rows whose token
+//                    occurred before only
 // Each metric is the mean over the rows of every example (monotonicity: over the examples), per
 // map kind, layer and head.
 #pragma once

@@ -59,7 +59,9 @@ std::string headline_metric(const Metrics& metrics);
 HeadAnalysis analyse_heads(Model& model, const HeadAnalysisOptions& options);
 
 // Michel et al.'s importance of every head of every site with gates `kept` (1 kept, 0 removed;
-// per site, [heads]) over the evaluation split: per site [heads], raw (E_x |dL(x)/dxi_h|).
-std::vector<std::vector<double>> head_importance(Model& model, const std::vector<std::vector<float>>& kept);
+// per site, [heads]; a removed head becomes `means` of its site when given) over the evaluation
+// split: per site [heads], raw (E_x |dL(x)/dxi_h|). The model's gates are cleared after.
+std::vector<std::vector<double>> head_importance(Model& model, const std::vector<std::vector<float>>& kept,
+                                                 const std::vector<Tensor>& means = {});
 
 }  // namespace attn
