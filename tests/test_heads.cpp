@@ -207,7 +207,7 @@ TEST_CASE("the framework holds a mode to its traits: keys from the source it dec
   CHECK(vvv({q, k, k}, std::nullopt).weights.value().shape()[2] == 2);  // its keys are the 2 queries
 }
 
-TEST_CASE("the ablation transcript of docs/concepts/what-attention-computes.md is what attnlab prints", "[heads][docs][cli]") {
+TEST_CASE("the ablation transcript of docs/concepts/what-attention-computes.md is what attnlab prints", "[heads][docs][cli][reproduction]") {
   const attn::test::TempDir dir("attnlab-ablate-doc");
   const std::string file = dir / "transformer-reverse.h5";
   const auto trained = attn::test::command_output("cd " + attn::test::source_root + " && " + attn::test::attnlab_exe +

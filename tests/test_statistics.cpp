@@ -68,7 +68,7 @@ TEST_CASE("compare: several files, the best epoch, intervals and Welch's test be
   CHECK(attn::test::command_output(attn::test::attnlab_exe + " compare " + a + " --best valid_nothing 2>&1").status == 2);
 }
 
-TEST_CASE("the statistics transcript of docs/running-experiments.md is what attnlab prints", "[statistics][cli][docs]") {
+TEST_CASE("the statistics transcript of docs/running-experiments.md is what attnlab prints", "[statistics][cli][docs][reproduction]") {
   const attn::test::TempDir dir("attnlab-compare-doc");
   const std::string file = dir / "normalizers-transformer.h5";
   REQUIRE(attn::test::command_output("cd " + attn::test::source_root + " && " + attn::test::attnlab_exe +
