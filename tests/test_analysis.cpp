@@ -439,7 +439,13 @@ TEST_CASE("the Python module reads results into pandas, of this format and of fo
     const bool same_snapshot = before.snapshot(r.id, epoch, "example_0").maps.at(0).weights == now.snapshot(r.id, epoch, "example_0").maps.at(0).weights;
     CHECK(same_snapshot);
   }
-  // meson installs the module beside the program
+  // meson installs the module where Debian's python3 finds it (for the build's prefix, /usr/local)
   const Output installed = capture("meson introspect " + std::string(ATTNLAB_BUILD_ROOT) + " --installed");
-  CHECK_THAT(installed.text, Catch::Contains("attnlab.py"));
+  const std::string key = "python/attnlab.py\": \"";  // {"<source>": "<destination>", ...}
+  const std::size_t from = installed.text.find(key);
+  REQUIRE(from != std::string::npos);
+  const std::string destination = installed.text.substr(from + key.size(), installed.text.find('"', from + key.size()) - from - key.size());
+  const std::string dir = destination.substr(0, destination.rfind('/'));
+  INFO("installed into " << dir);
+  CHECK(capture("/usr/bin/python3 -c 'import sys; sys.exit(0 if \"" + dir + "\" in sys.path else 1)'").code == 0);
 }
