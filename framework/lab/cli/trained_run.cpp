@@ -73,7 +73,9 @@ void load_parameters(ParamStore& store, const ResultsReader& file, const std::st
                       " (the file is damaged or was changed by another program)");
     var.mutable_value() = std::move(value);
   }
-  if (const ParamsCheck c = file.check_params(id); c.edited()) std::fprintf(stderr, "attnlab: warning: %s\n", c.warning(id).c_str());
+  NamedTensors loaded;  // (checked as read, not read twice)
+  for (const auto& [name, var] : store.items()) loaded.emplace_back(name, var.value());
+  if (const ParamsCheck c = file.check_params(id, &loaded); c.edited()) std::fprintf(stderr, "attnlab: warning: %s\n", c.warning(id).c_str());
 }
 
 std::unique_ptr<RunParts> rebuilt_run(const ResultsReader& file, const std::string& id, const Arguments& a,

@@ -517,11 +517,15 @@ std::string ParamsCheck::warning(const std::string& id) const {
          " now), so its stored metrics, history and attention maps were not measured with these parameters";
 }
 
-ParamsCheck ResultsReader::check_params(const std::string& id) const {
+ParamsCheck ResultsReader::check_params(const std::string& id, const NamedTensors* loaded) const {
   const std::string g = group_of(known(id));
   ParamsCheck c;
   if (!file_.has_attr(g, params_checksum_attribute)) return c;
   c.stored = file_.attr_string(g, params_checksum_attribute);
+  if (loaded) {
+    c.now = params_checksum(*loaded);
+    return c;
+  }
   NamedTensors params = read_named(file_, g + "/params");
   for (auto& [name, value] : params) std::replace(name.begin(), name.end(), '/', '.');
   c.now = params_checksum(params);

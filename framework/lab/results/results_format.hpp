@@ -151,7 +151,9 @@ class ResultsReader {
   RunInfo run(const std::string& id) const;
   std::string config(const std::string& id) const;
   Tensor param(const std::string& id, const std::string& dotted_name) const;
-  ParamsCheck check_params(const std::string& id) const;
+  // `loaded`: the run's parameters as already read from this file (dotted names), so that they are
+  // not read again; none: read here.
+  ParamsCheck check_params(const std::string& id, const NamedTensors* loaded = nullptr) const;
   // Every history column, sorted by name; empty when the run trained nothing.
   HistoryColumns history(const std::string& id) const;
   // The final model's metrics at each length of evaluation.lengths (empty: none evaluated).
