@@ -80,7 +80,8 @@ int compare(const std::vector<std::string>& args) {
   const std::vector<RunInfo> runs = all_runs(files, best, unmeasured);
   if (!best.empty() && runs.empty())
     throw UsageError("--best " + best + ": no run's history has that column (a metric measured per epoch: valid_loss, valid_accuracy, ...)");
-  if (!metric.empty() && point_values(runs, metric).empty())
+  const PointValues points = metric.empty() ? PointValues{} : point_values(runs, metric);
+  if (!metric.empty() && points.empty())
     throw UsageError("--metric " + metric + ": no finished run has that metric" + (best.empty() ? "" : " at its best epoch"));
   if (!best.empty())
     std::printf("at each run's best epoch by %s (%s is best; best_epoch counts from 1)%s\n", best.c_str(),
@@ -91,7 +92,7 @@ int compare(const std::vector<std::string>& args) {
     return 0;
   }
   const std::string what = best.empty() ? "the final model" : "at each run's best epoch by " + best;
-  for (const Table& t : statistics_tables(point_values(runs, metric), metric, what))
+  for (const Table& t : statistics_tables(points, metric, what))
     std::printf("\n%s\n%s", t.caption.c_str(), render_table(t.header, t.cells, format).c_str());
   return 0;
 }
