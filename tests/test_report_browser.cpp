@@ -1,7 +1,9 @@
 // The interactive report in a real browser: tests/browser/report_browser.py opens a report in
 // Debian's headless Chromium (chromedriver + Selenium, installed by .ci/setup) and uses it as a
 // person would: switches run, map, layer and head, moves the epoch slider, hovers a token,
-// toggles the colour scale and log y, compares two runs, saves a panel as SVG. Each check also
+// toggles the colour scale and log y, compares two runs on one grid of positions, saves a panel
+// as SVG, narrows the window; it checks the head the explorer opens on against the stated rule
+// and the row sums of a sigmoid map against the data. Each check also
 // fails on any error in the browser console. A browser that cannot start is a failure with its
 // reason, never a skip.
 #include <catch2/catch.hpp>
@@ -17,31 +19,34 @@ using attn::test::source_root;
 
 namespace {
 
+// The report of `attnlab run <arguments>` (which names the spec) in `dir`, as <name>.html.
+std::string report_of(const std::string& dir, const std::string& name, const std::string& arguments) {
+  const std::string h5 = dir + "/" + name + ".h5", page = dir + "/" + name + ".html";
+  const auto run = command_output(attnlab_exe + " run " + arguments + " --output " + h5 + " 2>&1");
+  INFO(run.text);
+  REQUIRE(run.status == 0);
+  REQUIRE(command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1").status == 0);
+  return page;
+}
+
 // One report for every check: tests/specs/good/tiny-transformer.yaml (2 layers x 2 heads,
 // d_model 8 and 16 x 2 seeds, a snapshot after every epoch), run with a --set so the config
 // has a value of each origin to mark.
 const std::string& report() {
   static attn::test::TempDir dir{"attnlab-browser"};
-  static const std::string html = [] {
-    const std::string h5 = dir / "tiny-transformer.h5", page = dir / "report.html";
-    const auto run = command_output(attnlab_exe + " run " + source_root + "/tests/specs/good/tiny-transformer.yaml --output " + h5 +
-                                    " --threads 2 --set training.lr=0.02 2>&1");
-    INFO(run.text);
-    REQUIRE(run.status == 0);
-    const auto made = command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1");
-    INFO(made.text);
-    REQUIRE(made.status == 0);
-    return page;
-  }();
+  static const std::string html =
+      report_of(dir.path.string(), "tiny-transformer", source_root + "/tests/specs/good/tiny-transformer.yaml --threads 2 --set training.lr=0.02");
   return html;
 }
 
-void check_in_browser(const std::string& check) {
-  const auto out = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + report() + " " + check + " 2>&1");
+void check_page(const std::string& page, const std::string& check) {
+  const auto out = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + page + " " + check + " 2>&1");
   INFO(out.text);
   CHECK(out.status == 0);
   CHECK(out.text.find(check + ": ok") != std::string::npos);
 }
+
+void check_in_browser(const std::string& check) { check_page(report(), check); }
 
 }  // namespace
 
@@ -69,6 +74,40 @@ TEST_CASE("report in a browser: two runs side by side with their difference map"
   check_in_browser("side-by-side");
 }
 
+TEST_CASE("report in a browser: the explorer opens on the head with the most structure, by the stated rule", "[browser]") {
+  check_in_browser("opening");
+}
+
+TEST_CASE("report in a browser: the page never scrolls sideways; a table too wide scrolls inside its box", "[browser]") {
+  check_in_browser("fit");
+}
+
+TEST_CASE("report in a browser: a sigmoid normalizer's map shows each row's sum, a softmax map none", "[browser]") {
+  attn::test::TempDir dir("attnlab-browser-sigmoid");
+  check_page(report_of(dir.path.string(), "sigmoid", source_root + "/tests/specs/good/tiny-transformer.yaml --set model.normalizer=sigmoid "
+                                                            "--set \"sweep.seed=[1]\""),
+             "row-sums");
+}
+
+TEST_CASE("report in a browser: the heads attnlab ablate took apart, each grid in the contents, each cell the file's value",
+          "[browser][heads]") {
+  attn::test::TempDir dir("attnlab-browser-heads");
+  const std::string h5 = dir / "heads.h5";
+  const auto run = command_output(attnlab_exe + " run " + source_root + "/tests/specs/good/tiny-transformer.yaml --set \"sweep.seed=[1]\" --output " +
+                                  h5 + " 2>&1");
+  INFO(run.text);
+  REQUIRE(run.status == 0);
+  const auto ablated = command_output(attnlab_exe + " ablate " + h5 + " --run d_model-16_seed-1 2>&1");
+  INFO(ablated.text);
+  REQUIRE(ablated.status == 0);
+  REQUIRE(command_output(attnlab_exe + " report " + h5 + " -o " + (dir / "heads.html") + " 2>&1").status == 0);
+  const auto out = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + (dir / "heads.html") +
+                                  " heads --results " + h5 + " 2>&1");
+  INFO(out.text);
+  CHECK(out.status == 0);
+  CHECK(out.text.find("heads: ok") != std::string::npos);
+}
+
 TEST_CASE("report in a browser: curves per sweep point with std bands and a log-y toggle", "[browser]") {
   check_in_browser("curves");
 }
@@ -80,15 +119,7 @@ TEST_CASE("report in a browser: metrics against the input length of evaluation.l
                                     "model: {name: language_model, d_model: 16, heads: 2, layers: 1, max_len: 64}\n"
                                     "training: {optimizer: adam, lr: 0.01, steps: 20, batch_size: 64}\n"
                                     "evaluation: {lengths: [16, 32, 64]}\nsweep: {model.positional: [alibi, learned, none]}\n";
-  const std::string h5 = dir / "lm.h5", page = dir / "lm.html";
-  const auto run = command_output(attnlab_exe + " run " + (dir / "lm.yaml") + " --output " + h5 + " 2>&1");
-  INFO(run.text);
-  REQUIRE(run.status == 0);
-  REQUIRE(command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1").status == 0);
-  const auto out = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + page + " lengths 2>&1");
-  INFO(out.text);
-  CHECK(out.status == 0);
-  CHECK(out.text.find("lengths: ok") != std::string::npos);
+  check_page(report_of(dir.path.string(), "lm", dir / "lm.yaml"), "lengths");
 }
 
 TEST_CASE("report in a browser: a panel saves as an SVG file", "[browser]") {
@@ -153,15 +184,7 @@ TEST_CASE("report in a browser: image, graph and speech runs show their attentio
                                         "  heads: 2\n  layers: 2\ntraining:\n  epochs: 1\n  batch_size: 64\n";
   for (const std::string name : {"gat", "vit", "speech"}) {
     DYNAMIC_SECTION(name) {
-      const std::string h5 = dir / (name + ".h5"), page = dir / (name + ".html");
-      const auto run = command_output(attnlab_exe + " run " + (dir / (name + ".yaml")) + " --output " + h5 + " 2>&1");
-      INFO(run.text);
-      REQUIRE(run.status == 0);
-      REQUIRE(command_output(attnlab_exe + " report " + h5 + " -o " + page + " 2>&1").status == 0);
-      const auto out = command_output("/usr/bin/python3 " + source_root + "/tests/browser/report_browser.py " + page + " inputs 2>&1");
-      INFO(out.text);
-      CHECK(out.status == 0);
-      CHECK(out.text.find("inputs: ok") != std::string::npos);
+      check_page(report_of(dir.path.string(), name, dir / (name + ".yaml")), "inputs");
     }
   }
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes the pictures of the interactive report in docs/analysis.md: runs the demo experiment,
 # writes its report, and has headless Chromium (tests/browser/report_browser.py) photograph the
-# explorer, side-by-side and curve sections, the curves against the input length, and the heads
-# taken apart by attnlab ablate.
+# explorer, side-by-side and curve sections, the curves against the input length, the head
+# detectors and the heads taken apart by attnlab ablate.
 #   bash docs/images/make-report-screenshots.sh [build]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,4 +23,6 @@ done
 "$build/attnlab" run experiments/transformer-reverse.yaml --output "$work/heads.h5" --threads 2 > /dev/null
 "$build/attnlab" ablate "$work/heads.h5" --run heads-4 > /dev/null 2>&1
 "$build/attnlab" report "$work/heads.h5" -o "$work/heads.html"
-/usr/bin/python3 tests/browser/report_browser.py "$work/heads.html" open --screenshot docs/images/report-heads.png --section heads
+for section in heads detectors; do
+  /usr/bin/python3 tests/browser/report_browser.py "$work/heads.html" open --screenshot "docs/images/report-$section.png" --section "$section"
+done

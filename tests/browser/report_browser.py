@@ -3,7 +3,8 @@
 checks that its panels answer as a person uses them. tests/test_report_browser.cpp runs it.
 
 usage: report_browser.py REPORT.html CHECK [--screenshot PNG [--section ID]]
-  CHECK  toc | explorer | scale | epoch | tokens | side-by-side | curves | svg | inputs
+  CHECK  toc | explorer | scale | epoch | tokens | side-by-side | curves | svg | inputs | lengths |
+         opening | fit | row-sums | heads (with --results FILE.h5, the file the report shows)
          (or `open`: only open the page and read the console, for a screenshot)
   --screenshot PNG   after the checks, a picture of a section of the page (default: explorer);
                      docs/images/make-report-screenshots.sh makes the pictures of docs/analysis.md
@@ -13,6 +14,7 @@ start (the reason is printed). chromedriver is stopped by its process id whateve
 """
 import base64
 import json
+import math
 import os
 import signal
 import sys
@@ -118,14 +120,131 @@ def check_toc(driver):
     expect("config" in driver.find_element(By.CSS_SELECTOR, "#runs").text, "the runs section shows no config")
     origins = {m.get_attribute("title") for m in driver.find_elements(By.CSS_SELECTOR, "pre.config mark")}
     expect(origins == {"swept", "set with --set"}, f"the config marks lines as {origins}, not as swept and as set with --set")
+    parts = driver.find_elements(By.CSS_SELECTOR, "nav.toc ol.parts a")
+    expect(any(a.get_attribute("href").split("#")[1].startswith("detectors-") for a in parts),
+           "the contents list no grid of the head detectors")
+    for a in parts:
+        target = driver.find_elements(By.ID, a.get_attribute("href").split("#")[1])
+        expect(target and target[0].find_elements(By.CSS_SELECTOR, "svg") or target and target[0].tag_name == "h3",
+               f"the contents entry {a.text!r} leads to no grid")
+
+
+def structure(m, layer, head):
+    """map_structure.hpp's rule on the page's data: the mean over queries of 1 - H(p) / log(keys seen)."""
+    n = m["rows"] * m["columns"]
+    w = lambda l, h, q, k: m["weights"][(l * m["heads"] + h) * n + q * m["columns"] + k]
+    causal = m["rows"] == m["columns"] and all(w(l, h, q, k) == 0 for l in range(m["layers"]) for h in range(m["heads"])
+                                               for q in range(m["rows"]) for k in range(q + 1, m["columns"]))
+    scores = []
+    for q in range(m["rows"]):
+        seen = q + 1 if causal else m["columns"]
+        row = [w(layer, head, q, k) for k in range(seen)]
+        if seen < 2 or sum(row) < 0.01:
+            continue
+        p = [v / sum(row) for v in row if v > 0]
+        scores.append(1 - -sum(v * math.log(v) for v in p) / math.log(seen))
+    return sum(scores) / len(scores) if scores else None
+
+
+def check_opening(driver):
+    opening, best = data(driver)["opening"], None
+    for run in data(driver)["runs"]:
+        if not run["examples"]:
+            continue
+        example = run["examples"][0]
+        for m in example["views"][-1]["maps"]:
+            for layer in range(m["layers"]):
+                for head in range(m["heads"]):
+                    score = structure(m, layer, head)
+                    if score is not None and (best is None or score > best[0] + 0.003):
+                        best = (score, run["id"], example["name"], m["name"], layer, head)
+    expect(best is not None, "no map in the data has a row that counts")
+    expect(abs(opening["structure"] - best[0]) < 0.003,
+           f"the report opens on structure {opening['structure']}; the data's most structured head has {best[0]:.3f}: {best[1:]}")
+    s = state(driver, "explorer-panel")
+    shown = (s["run"], s["example"], s["map"], int(s["layer"]), int(s["head"]))
+    expect(shown == (opening["run"], opening["example"], opening["map"], opening["layer"], opening["head"]),
+           f"the explorer opens on {shown}, not on the opening {opening}")
+    note = driver.find_element(By.CSS_SELECTOR, "#explorer-panel p.opening").text
+    expect(opening["run"] in note and "most structure" in note, f"the explorer does not say why it opened there: {note!r}")
+    run = next(r for r in data(driver)["runs"] if r["id"] == opening["run"])
+    same(cells(driver, "explorer-panel"), stored(run, opening["example"], "final", opening["map"], opening["layer"], opening["head"]),
+         "the opening head")
+
+
+def check_fit(driver):
+    """At a narrow window, the page does not scroll sideways: a table too wide scrolls in its box."""
+    for width in (1400, 760):
+        driver.set_window_size(width, 1000)
+        time.sleep(0.3)
+        overflow = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        expect(overflow <= 1, f"at a window {width} px wide the page is {overflow} px wider than the window")
+        boxes = driver.find_elements(By.CSS_SELECTOR, "div.table-scroll")
+        tables = driver.find_elements(By.CSS_SELECTOR, "table")
+        expect(len(boxes) == len(tables), f"{len(tables)} tables, {len(boxes)} of them in a scrolling box")
+    scrolling = driver.execute_script("return [...document.querySelectorAll('div.table-scroll')]"
+                                      ".filter(b => b.scrollWidth > b.clientWidth && getComputedStyle(b).overflowX === 'auto').length")
+    expect(scrolling > 0, "at 760 px no table is wider than the page: the test shows nothing scrolls in its box")
+
+
+def check_heads(driver, results):
+    """Every run `attnlab ablate` analysed has its grids, listed in the contents, each cell's hover
+    value the one in the results file."""
+    import h5py
+    import re
+    with h5py.File(results, "r") as f:
+        analysed = [run for run in f["runs"] if "heads" in f["runs"][run]]
+        expect(analysed, "no run of the results file was analysed by attnlab ablate")
+        listed = {a.get_attribute("href").split("#")[1] for a in driver.find_elements(By.CSS_SELECTOR, "nav.toc ol.parts a")}
+        for run in analysed:
+            heads, anchor = f["runs"][run]["heads"], "heads-" + re.sub(r"[^A-Za-z0-9_-]", "-", run)
+            for kind, name in (("ablation", "ablation"), ("importance", "importance")):
+                for map_name in heads[kind]:
+                    grid_id = f"{anchor}-{name}-{map_name}"
+                    expect(grid_id in listed, f"the contents do not list the grid {grid_id}")
+                    grid = driver.find_element(By.ID, grid_id)
+                    title = grid.find_element(By.CSS_SELECTOR, "svg text").text
+                    metric = "importance" if kind == "importance" else re.search(r"change of (\S+),", title).group(1)
+                    stored = heads[kind][map_name][metric][()]
+                    shown = driver.execute_script("return [...arguments[0].querySelectorAll('rect title')].map(t => t.textContent)", grid)
+                    expect(len(shown) == stored.size, f"{grid_id}: {len(shown)} cells for {stored.size} heads")
+                    for text in shown:
+                        layer, head, value = re.match(r"(\d+) -> (\d+): (\S+)", text).groups()
+                        want = float(stored[int(layer), int(head)])
+                        tolerance = 1e-3 if abs(want) < 1e-3 else 1e-5 * (1 + abs(want))  # (svg.cpp's tick_label)
+                        expect(abs(float(value) - want) <= tolerance,
+                               f"{grid_id} layer {layer} head {head} shows {value}, the file has {want}")
+            expect(driver.find_elements(By.ID, anchor + "-pruning"), f"{run} has no pruning curve")
+
+
+def check_row_sums(driver):
+    """A sigmoid run's map shows each row's sum beside the heatmap (check_explorer: a softmax map does not)."""
+    maps = [(r, m) for r in data(driver)["runs"] for e in r["examples"][:1] for m in e["views"][-1]["maps"]]
+    run, m = next(((r, m) for r, m in maps if m["rows_sum_to_one"] is False), (None, None))
+    expect(run is not None, "no map of this report has rows that do not sum to 1")
+    choose(driver, "explorer-panel", "run", run["id"])
+    choose(driver, "explorer-panel", "map", m["name"])
+    choose(driver, "explorer-panel", "layer", 0)
+    choose(driver, "explorer-panel", "head", 0)
+    sums = driver.execute_script("return [...document.querySelectorAll('#explorer-panel svg.heatmap text.row-sum')]"
+                                 ".map(t => [+t.dataset.q, +t.textContent])")
+    weights = stored(run, run["examples"][0]["name"], "final", m["name"], 0, 0)
+    expect(len(sums) == m["rows"], f"{len(sums)} row sums shown for {m['rows']} rows")
+    for q, shown in sums:
+        expected = sum(w for (row, _), w in weights.items() if row == q)
+        expect(abs(shown - expected) < 0.011, f"row {q}: the sum shown is {shown}, the data's {expected:.3f}")
+    expect("do not all sum to 1" in driver.find_element(By.ID, "explorer-panel").text, "nothing says the rows do not sum to 1")
 
 
 def check_explorer(driver):
     run = multi_head_run(driver)
     choose(driver, "explorer-panel", "run", run["id"])
     choose(driver, "explorer-panel", "map", "encoder_self")
+    choose(driver, "explorer-panel", "layer", 0)
+    choose(driver, "explorer-panel", "head", 0)  # (it opens on the most structured head)
     example = state(driver, "explorer-panel")["example"]
     same(cells(driver, "explorer-panel"), stored(run, example, "final", "encoder_self", 0, 0), "layer 0 head 0")
+    expect(not driver.find_elements(By.CSS_SELECTOR, "#explorer-panel text.row-sum"), "a softmax map shows row sums")
     layer0 = cells(driver, "explorer-panel")
     choose(driver, "explorer-panel", "layer", 1)
     s = state(driver, "explorer-panel")
@@ -181,6 +300,8 @@ def check_epoch(driver):
     run = multi_head_run(driver)
     choose(driver, "explorer-panel", "run", run["id"])
     choose(driver, "explorer-panel", "map", "cross")
+    choose(driver, "explorer-panel", "layer", 0)
+    choose(driver, "explorer-panel", "head", 0)
     example = state(driver, "explorer-panel")["example"]
     epochs = [v["epoch"] for v in next(e for e in run["examples"] if e["name"] == example)["views"]]
     expect(len(epochs) >= 3, f"the run has views {epochs}: too few snapshots for the test")
@@ -230,10 +351,35 @@ def check_side_by_side(driver):
     head = "avg" if s["head"] == "avg" else int(s["head"])
     same(a, stored(runs[s["a"]], s["example"], "final", s["map"], int(s["layer"]), head), "run A")
     same(b, stored(runs[s["b"]], s["example"], "final", s["map"], int(s["layer"]), head), "run B")
+    aligned(driver, runs, s)
     other = next(r for r in runs if r not in (s["a"], s["b"]))
     choose(driver, "compare-panel", "run-b", other)
     expect(state(driver, "compare-panel")["b"] == other, "choosing run B did not switch it")
     expect(len(driver.find_elements(By.CSS_SELECTOR, "#compare-panel svg.heatmap")) == 3, "side by side lost a panel")
+
+
+def aligned(driver, runs, s):
+    """The three panels share one grid of query and key positions; both predictions are shown."""
+    ma, mb = (next(m for m in next(e for e in runs[s[k]]["examples"] if e["name"] == s["example"])["views"][-1]["maps"]
+                   if m["name"] == s["map"]) for k in ("a", "b"))
+    expect(ma["rows"] != mb["rows"], f"the test needs two predictions of different lengths; both have {ma['rows']} rows")
+    rows, columns = max(ma["rows"], mb["rows"]), max(ma["columns"], mb["columns"])
+    places = driver.execute_script(
+        "return [...document.querySelectorAll('#compare-panel svg.heatmap')].map(f => [...f.querySelectorAll('rect.cell, rect.empty')]"
+        ".map(r => [+r.dataset.q, +r.dataset.k, r.getBoundingClientRect().top, r.getBoundingClientRect().height, r.getAttribute('class')]))")
+    for i, panel in enumerate(places):
+        expect(len(panel) == rows * columns, f"panel {i} has {len(panel)} places, not {rows} x {columns}")
+    tops = [{(q, k): top for q, k, top, _, _ in panel} for panel in places]
+    for q in range(rows):
+        expect(abs(tops[0][(q, 0)] - tops[1][(q, 0)]) < 0.5 and abs(tops[0][(q, 0)] - tops[2][(q, 0)]) < 0.5,
+               f"query position {q} is not on one line in the three panels: {[t[(q, 0)] for t in tops]}")
+    empty = {(q, k) for q, k, _, _, kind in places[0] if kind == "empty"}
+    expect(empty == {(q, k) for q in range(rows) for k in range(columns) if q >= ma["rows"] or k >= ma["columns"]},
+           "run A's grey places are not the places its map has not")
+    for key, m in (("a", ma), ("b", mb)):
+        example = next(e for e in runs[s[key]]["examples"] if e["name"] == s["example"])
+        line = driver.find_element(By.CSS_SELECTOR, f"#compare-panel .predictions [data-run='{key}']").text
+        expect(f'"{example["prediction"]}"' in line and s[key] in line, f"run {key.upper()}'s prediction is not shown: {line!r}")
 
 
 def check_curves(driver):
@@ -349,7 +495,8 @@ def main():
     screenshot = sys.argv[sys.argv.index("--screenshot") + 1] if "--screenshot" in sys.argv else None
     checks = {"open": lambda driver: None, "toc": check_toc, "explorer": check_explorer, "scale": check_scale, "epoch": check_epoch,
               "tokens": check_tokens, "side-by-side": check_side_by_side, "curves": check_curves, "svg": check_svg,
-              "inputs": check_inputs, "lengths": check_lengths}
+              "inputs": check_inputs, "lengths": check_lengths, "opening": check_opening, "fit": check_fit,
+              "row-sums": check_row_sums, "heads": check_heads}
     if check not in checks:
         sys.exit(f"unknown check {check!r}; the checks are {', '.join(checks)}")
     driver = service = None
@@ -362,7 +509,8 @@ def main():
             return 2
         try:
             driver.get("file://" + report)
-            checks[check](*([driver, downloads] if check == "svg" else [driver]))
+            extra = {"svg": [downloads], "heads": [sys.argv[sys.argv.index("--results") + 1] if "--results" in sys.argv else ""]}
+            checks[check](driver, *extra.get(check, []))
             errors = console_errors(driver)
             expect(not errors, "the browser console has errors: " + json.dumps(errors))
             if screenshot:

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "lab/analysis/json_writer.hpp"
+#include "lab/analysis/map_structure.hpp"
 #include "lab/analysis/pictures.hpp"
 #include "lab/results/results_format.hpp"
 
@@ -30,6 +32,19 @@ std::vector<std::string> labels_of(const std::vector<std::string>& tokens, const
   return out;
 }
 
+// Whether every kept row of every layer and head sums to 1 (within 1e-3): false for a sigmoid or
+// ReLU normalizer's rows, whose sums the report then shows.
+bool rows_sum_to_one(const Tensor& w, const std::vector<std::size_t>& rows, const std::vector<std::size_t>& columns) {
+  for (std::size_t l = 0; l < w.shape()[0]; ++l)
+    for (std::size_t h = 0; h < w.shape()[1]; ++h)
+      for (const std::size_t q : rows) {
+        double sum = 0.0;
+        for (const std::size_t k : columns) sum += w(l, h, q, k);
+        if (std::abs(sum - 1.0) > 1e-3) return false;
+      }
+  return true;
+}
+
 void write_map(const AttentionMap& m, JsonWriter& j) {
   const Tensor& w = m.weights;  // [layer, head, n_q, n_k]
   if (w.dimension() != 4) return;
@@ -39,6 +54,7 @@ void write_map(const AttentionMap& m, JsonWriter& j) {
   const auto [row_axis, column_axis] = map_axes(m.name);
   j.strings({row_axis, column_axis});
   j.key("layers").value(layers).key("heads").value(heads).key("rows").value(rows.size()).key("columns").value(columns.size());
+  j.key("rows_sum_to_one").value(rows_sum_to_one(w, rows, columns));
   j.key("queries").strings(labels_of(m.queries, m.query_positions, rows));
   j.key("keys").strings(labels_of(m.keys, m.key_positions, columns));
   j.key("gold").array();
@@ -191,6 +207,10 @@ std::string report_data(const ResultsReader& file, const std::vector<RunInfo>& r
   j.end_array();
   write_curves(file, runs, j);
   write_length_curves(file, runs, j);
+  if (const std::optional<MostStructured> open = most_structured(file, runs)) {
+    j.key("opening").object().key("run").value(open->run).key("example").value(open->example).key("map").value(open->map);
+    j.key("layer").value(open->layer).key("head").value(open->head).key("structure").value(open->structure, 3).end_object();
+  }
   j.key("runs").array();
   for (const RunInfo& r : runs) write_run(file, r, j);
   j.end_array().end_object();

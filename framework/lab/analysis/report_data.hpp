@@ -5,7 +5,10 @@
 //     lengths: {<metric>: [{label, epoch (the lengths), mean, std}]},  evaluation.lengths, the same way
 //     runs: [{id, label, status, seed, examples: [{name, source, target, prediction,
 //             views: [{epoch ("final" or a number), maps: [{name, rows, columns, layers, heads,
-//                      queries, keys, gold, weights (flat [layer][head][query][key], 3 decimals)}]}]}]}] }
+//                      rows_sum_to_one, queries, keys, gold,
+//                      weights (flat [layer][head][query][key], 3 decimals)}]}]}]}],
+//     opening: {run, example, map, layer, head, structure} }   the head the explorer opens on
+//                                                             (lab/analysis/map_structure.hpp)
 // <pad> rows and columns are left out, as in every picture.
 #pragma once
 

@@ -1,17 +1,26 @@
 #include "lab/analysis/report_heads.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "lab/analysis/svg.hpp"
+#include "lab/results/summary.hpp"
 
 namespace attn {
 namespace {
 
-// One grid's metric as a heatmap, rows the layers, columns the heads; its colour scale spans
-// the grid's values (changes are mostly negative: the scale is not [0, 1]).
-std::string grid_heatmap(const HeadGrid& g, const std::string& metric, const std::string& title) {
+// The detectors of docs/concepts/what-attention-computes.md, in the order the section shows them.
+const std::vector<std::string> detector_names = {"diagonal", "previous_token", "first_token", "induction"};
+
+// One grid's metric as a heatmap, rows the layers, columns the heads. Its colour scale is
+// [low, high] when given, else it spans the grid's values and 0 (changes are mostly negative).
+std::string grid_heatmap(const HeadGrid& g, const std::string& metric, const std::string& title,
+                         std::optional<std::pair<double, double>> range = std::nullopt) {
   svg::Heatmap h;
   h.title = title;
   h.row_axis = "layer";
@@ -20,6 +29,7 @@ std::string grid_heatmap(const HeadGrid& g, const std::string& metric, const std
   double low = 0.0, high = 0.0;
   for (double x : v)
     if (std::isfinite(x)) low = std::min(low, x), high = std::max(high, x);
+  if (range) std::tie(low, high) = *range;
   h.vmin = low, h.vmax = high > low ? high : low + 1.0;
   for (std::size_t l = 0; l < g.layers; ++l) {
     h.row_labels.push_back(std::to_string(l));
@@ -38,32 +48,107 @@ std::string pruning_chart(const PruningCurve& p, const std::string& metric) {
   return svg::chart(c);
 }
 
-void run_analysis(const RunInfo& r, const HeadAnalysis& a, std::ostringstream& out) {
-  const std::string metric = headline_metric(a.baseline);
-  out << "<h3>" << svg::escape(r.id) << "</h3>\n<p class=\"muted\">" << svg::escape(metric) << " of the model: "
-      << format_number(a.baseline.at(metric)) << "; a head switched off became " << (a.replacement == "mean" ? "its mean output" : "0")
-      << ". Every cell's value shows when hovered; every metric's grids are in the file (<code>/runs/" << svg::escape(r.id)
-      << "/heads</code>).</p>\n<div class=\"pictures\">";
+// Adds a picture with its own anchor, listed as a part of the section.
+void add_picture(SectionBody& body, std::ostringstream& out, const std::string& id, const std::string& title,
+                 const std::string& picture) {
+  out << "<div class=\"grid\" id=\"" << id << "\">" << picture << "</div>";
+  body.parts.push_back({id, title});
+}
+
+void run_analysis(const RunInfo& r, const HeadAnalysis& a, SectionBody& body) {
+  const std::string metric = headline_metric(a.baseline), run = "heads-" + anchor(r.id);
+  std::ostringstream out;
+  out << "<h3 id=\"" << run << "\">" << svg::escape(r.id) << "</h3>\n<p class=\"muted\">" << svg::escape(metric)
+      << " of the model: " << format_number(a.baseline.at(metric)) << "; a head switched off became "
+      << (a.replacement == "mean" ? "its mean output" : "0") << ". Every cell's value shows when hovered; every metric's grids "
+      << "are in the file (<code>/runs/" << svg::escape(r.id) << "/heads</code>).</p>\n<div class=\"pictures\">";
   for (const HeadGrid& g : a.ablation)
-    if (g.values.count(metric)) out << grid_heatmap(g, metric, g.map + ": change of " + metric + ", one head off");
+    if (g.values.count(metric))
+      add_picture(body, out, run + "-ablation-" + anchor(g.map), r.id + ": " + g.map + ", one head off",
+                  grid_heatmap(g, metric, g.map + ": change of " + metric + ", one head off"));
   for (const HeadGrid& g : a.layer_ablation)
-    if (g.values.count(metric)) out << grid_heatmap(g, metric, g.map + ": change of " + metric + ", a layer's attention off");
+    if (g.values.count(metric))
+      add_picture(body, out, run + "-layers-" + anchor(g.map), r.id + ": " + g.map + ", a layer off",
+                  grid_heatmap(g, metric, g.map + ": change of " + metric + ", a layer's attention off"));
   for (const HeadGrid& g : a.importance)
-    if (g.values.count("importance")) out << grid_heatmap(g, "importance", g.map + ": importance, normalised per layer");
-  if (!a.pruning.kept.empty() && a.pruning.metrics.count(metric)) out << pruning_chart(a.pruning, metric);
+    if (g.values.count("importance"))
+      add_picture(body, out, run + "-importance-" + anchor(g.map), r.id + ": " + g.map + ", importance",
+                  grid_heatmap(g, "importance", g.map + ": importance, normalised per layer"));
+  if (!a.pruning.kept.empty() && a.pruning.metrics.count(metric))
+    add_picture(body, out, run + "-pruning", r.id + ": pruning curve", pruning_chart(a.pruning, metric));
   out << "</div>\n";
+  body.html += out.str();
+}
+
+// The detector grids of one sweep point: per map, each detector's mean over the point's runs.
+void point_detectors(const std::string& label, const std::vector<std::vector<MapMetrics>>& runs, SectionBody& body) {
+  std::map<std::string, HeadGrid> grids;  // map -> detector -> sums per head, then means
+  std::map<std::string, std::size_t> counted;
+  for (const std::vector<MapMetrics>& metrics : runs)
+    for (const MapMetrics& m : metrics) {
+      HeadGrid& g = grids[m.map];
+      g.map = m.map, g.layers = m.layers, g.heads = m.heads;
+      ++counted[m.map];
+      for (const std::string& d : detector_names)
+        if (m.values.count(d) && m.values.at(d).size() == m.layers * m.heads) {
+          std::vector<double>& sum = g.values[d];
+          sum.resize(m.layers * m.heads, 0.0);
+          for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += m.values.at(d)[i];
+        }
+    }
+  std::ostringstream out;
+  for (auto& [map, g] : grids) {
+    if (g.values.empty()) continue;
+    const std::string id = "detectors-" + anchor(label) + "-" + anchor(map);
+    out << "<h3 id=\"" << id << "\">" << svg::escape(label) << " &middot; " << svg::escape(map) << "</h3>\n<div class=\"pictures\">";
+    body.parts.push_back({id, label + ": " + map});
+    for (const std::string& d : detector_names) {
+      if (!g.values.count(d)) continue;
+      for (double& v : g.values[d]) v /= static_cast<double>(counted[map]);
+      out << "<div class=\"grid\">" << grid_heatmap(g, d, map + ": " + d, std::make_pair(0.0, 1.0)) << "</div>";
+    }
+    out << "</div>\n";
+  }
+  body.html += out.str();
 }
 
 }  // namespace
 
-std::string heads_section(const ResultsReader& file, const std::vector<RunInfo>& runs) {
-  std::ostringstream out;
+std::string anchor(const std::string& text) {
+  std::string id = text;
+  for (char& c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
+  return id;
+}
+
+SectionBody heads_section(const ResultsReader& file, const std::vector<RunInfo>& runs) {
+  SectionBody body;
   for (const RunInfo& r : runs)
-    if (const std::optional<HeadAnalysis> a = file.head_analysis(r.id); a && !a->baseline.empty()) run_analysis(r, *a, out);
-  if (out.str().empty()) return "";
-  return "<p class=\"muted\">What <code>attnlab ablate</code> measured (docs/concepts/what-attention-computes.md): each head, "
-         "then each layer's attention, switched off; each head's importance; the metric as heads are pruned.</p>\n" +
-         out.str();
+    if (const std::optional<HeadAnalysis> a = file.head_analysis(r.id); a && !a->baseline.empty()) run_analysis(r, *a, body);
+  if (body.html.empty()) return body;
+  body.html = "<p class=\"muted\">What <code>attnlab ablate</code> measured (docs/concepts/what-attention-computes.md): each "
+              "head, then each layer's attention, switched off; each head's importance; the metric as heads are pruned.</p>\n" +
+              body.html;
+  return body;
+}
+
+SectionBody detectors_section(const ResultsReader& file, const std::vector<RunInfo>& runs) {
+  std::vector<std::string> labels;
+  std::map<std::string, std::vector<std::vector<MapMetrics>>> by_label;
+  for (const RunInfo& r : runs) {
+    if (!succeeded(r.status)) continue;
+    const std::string label = sweep_point_label(r.point);
+    if (!by_label.count(label)) labels.push_back(label);
+    by_label[label].push_back(file.attention_metrics(r.id));
+  }
+  SectionBody body;
+  for (const std::string& label : labels) point_detectors(label, by_label[label], body);
+  if (body.html.empty()) return body;
+  body.html = "<p class=\"muted\">The head detectors of the final models on the probe set (docs/concepts/what-attention-computes.md): "
+              "per layer and head, the weight a query puts on its own position (diagonal), on the one before it (previous_token), "
+              "on the first (first_token) and after earlier occurrences of its token (induction); the mean over seeds, colours "
+              "on [0, 1].</p>\n" + body.html;
+  return body;
 }
 
 }  // namespace attn

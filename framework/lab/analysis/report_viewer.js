@@ -2,8 +2,11 @@
 // embeds (the script element with id attnlab-data, written by report_data.cpp, whose header gives its shape).
 // Plain JavaScript and SVG, no library, nothing fetched: the page works from file:// offline.
 //   explorer      one run's maps: run, example, map kind, layer, head (or their average), an
-//                 epoch slider over the snapshots, a heatmap and a BertViz-style token view
-//   side by side  two runs on the same example, and their difference map (B - A)
+//                 epoch slider over the snapshots, a heatmap (with each row's sum when rows need
+//                 not sum to 1) and a BertViz-style token view; it opens on data.opening, the
+//                 head with the most structure (lab/analysis/map_structure.hpp)
+//   side by side  two runs on the same example on one grid of query and key positions, both
+//                 predictions, and the difference map (B - A)
 //   curves        a history column per sweep point: mean line, mean +- std band, log-y toggle
 //   lengths       the same for each metric of evaluation.lengths against the input length
 // Every picture is an SVG element with a button that saves it as an .svg file.
@@ -111,14 +114,26 @@
   }
   function largest(m) { return m.reduce((a, row) => Math.max(a, ...row.map(Math.abs)), 0); }
 
-  // A heatmap: rows are queries, columns keys; the gold key of a row is outlined. scale:
-  // {lo, hi, diverging}. Hovering a cell shows query, key and value.
-  function heatmap(m, queries, keys, scale, axes, gold) {
-    const cell = Math.max(9, Math.min(26, Math.floor(440 / Math.max(keys.length, 1))));
+  // The cell size and margins of a heatmap of these labels; heatmaps drawn side by side share
+  // the largest, so that their rows line up.
+  function heatmapLayout(queries, keys) {
     const longest = (labels) => Math.min(14, Math.max(1, ...labels.map((l) => l.length)));
-    const left = 18 + 7 * longest(queries), top = 18 + 7 * longest(keys);
+    return { cell: Math.max(9, Math.min(26, Math.floor(440 / Math.max(keys.length, 1)))), left: 18 + 7 * longest(queries), top: 18 + 7 * longest(keys) };
+  }
+  function sharedLayout(layouts) {
+    return { cell: Math.min(...layouts.map((l) => l.cell)), left: Math.max(...layouts.map((l) => l.left)), top: Math.max(...layouts.map((l) => l.top)) };
+  }
+  // Each row's sum; null for a row of places only the other run has.
+  function rowSums(m) { return m.map((row) => (row.every((v) => v === null) ? null : row.reduce((a, v) => a + (v === null ? 0 : v), 0))); }
+
+  // A heatmap: rows are queries, columns keys; the gold key of a row is outlined; a null value is
+  // a place this map has not (grey). scale: {lo, hi, diverging}. options: layout (as
+  // heatmapLayout), sums (a column of the rows' sums). Hovering a cell shows query, key and value.
+  function heatmap(m, queries, keys, scale, axes, gold, options) {
+    const { cell, left, top } = (options && options.layout) || heatmapLayout(queries, keys);
+    const sums = options && options.sums, sumsWidth = sums ? 44 : 0;
     const legend = `${axes[0]} (rows) · ${axes[1]} (columns)`;
-    const width = Math.max(left + cell * keys.length + 16, 12 + 6 * legend.length), height = top + cell * queries.length + 52;
+    const width = Math.max(left + cell * keys.length + sumsWidth + 16, 12 + 6 * legend.length), height = top + cell * queries.length + 52;
     const figure = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "heatmap" });
     figure.append(svg("rect", { width, height, fill: "white" }));
     const colour = (v) => scale.diverging ? diverging(v / (scale.hi || 1)) : sequential((v - scale.lo) / ((scale.hi - scale.lo) || 1));
@@ -131,12 +146,19 @@
       if (j % every === 0) figure.append(text(x, y, k.slice(0, 14), { transform: `rotate(-60 ${x} ${y})` }));
     });
     m.forEach((row, i) => row.forEach((v, j) => {
-      const r = svg("rect", { class: "cell", x: left + cell * j, y: top + cell * i, width: cell, height: cell,
-                              fill: colour(v), "data-q": i, "data-k": j, "data-w": v.toFixed(3) });
-      r.addEventListener("mousemove", (e) => showTip(e, `${queries[i]} → ${keys[j]}: ${v.toFixed(3)}`));
+      const place = { x: left + cell * j, y: top + cell * i, width: cell, height: cell, "data-q": i, "data-k": j };
+      const r = v === null ? svg("rect", Object.assign(place, { class: "empty", fill: "#e4e4e4" }))
+        : svg("rect", Object.assign(place, { class: "cell", fill: colour(v), "data-w": v.toFixed(3) }));
+      r.addEventListener("mousemove", (e) => showTip(e, `${queries[i]} → ${keys[j]}: ${v === null ? "no such place in this run" : v.toFixed(3)}`));
       r.addEventListener("mouseleave", hideTip);
       figure.append(r);
     }));
+    if (sums) {
+      const x = left + cell * keys.length + 6;
+      figure.append(text(x, top - 4, "Σ row", { "font-size": 10, fill: "#555" }));
+      sums.forEach((v, i) => v !== null && figure.append(text(x, top + cell * i + cell / 2 + 4, v.toFixed(2),
+                                                { class: "row-sum", "data-q": i, "font-size": Math.min(11, cell), fill: "#333" })));
+    }
     (gold || []).forEach((g, i) => {
       if (g >= 0) figure.append(svg("rect", { x: left + cell * g + 1, y: top + cell * i + 1, width: cell - 2, height: cell - 2,
                                               fill: "none", stroke: "#e6550d", "stroke-width": 1.5, "pointer-events": "none" }));
@@ -246,7 +268,11 @@
   function explorer(root) {
     const withMaps = data.runs.filter((r) => r.examples.length > 0);
     if (withMaps.length === 0) { root.append(html("p", { class: "muted" }, "No run recorded attention maps.")); return; }
-    const state = { run: withMaps[0].id, example: "", epoch: 1e9, map: "", layer: 0, head: 0, ownScale: false };
+    const open = data.opening && runById(data.opening.run) ? data.opening : null;
+    const state = open ? { run: open.run, example: open.example, epoch: 1e9, map: open.map, layer: open.layer, head: open.head, ownScale: false }
+      : { run: withMaps[0].id, example: "", epoch: 1e9, map: "", layer: 0, head: 0, ownScale: false };
+    const opened = open ? html("p", { class: "muted opening" }, `Opened on ${open.run} · ${open.example} · ${open.map} · layer ${open.layer} · ` +
+                                 `head ${open.head}: the head with the most structure (${fmt(open.structure)} on the scale above).`) : "";
     function redraw() {
       const { run, example, map } = settle(state);
       const view = example.views[state.epoch];
@@ -262,7 +288,8 @@
         html("label", { class: "epoch" }, "snapshot ", slider, " ", html("output", { "data-readout": "epoch" }, epochLabel)));
       const title = mapTitle(run.id, example, map, state, view.epoch);
       const scale = { lo: 0, hi: state.ownScale ? Math.max(largest(m), 1e-6) : 1 };
-      const heat = panel(title, heatmap(m, map.queries, map.keys, scale, map.axes, map.gold),
+      const sums = map.rows_sum_to_one === false ? { sums: rowSums(m) } : {};
+      const heat = panel(title, heatmap(m, map.queries, map.keys, scale, map.axes, map.gold, sums),
                          { ownScale: state.ownScale, onScale: (on) => { state.ownScale = on; redraw(); } });
       const tokens = map.keys.length <= 60 && map.queries.length <= 60
         ? panel("tokens: " + title, tokenView(m, map.queries, map.keys))
@@ -270,7 +297,10 @@
       const note = example.views.length === 1 ? html("p", { class: "muted" }, "This example has no snapshots (record.epochs was not set): the slider has only the final maps.") : "";
       const drawn = inputPicture(run, example, map, state);
       const onInput = drawn ? html("div", { class: "pictures input-view" }, panel("on the input (final maps): " + title.replace(/ · [^·]*$/, ""), drawn)) : "";
-      root.replaceChildren(controls, html("p", { class: "caption" }, caption(example)), note, onInput, html("div", { class: "pictures" }, heat, tokens));
+      const unnormalised = map.rows_sum_to_one === false
+        ? html("p", { class: "muted" }, "The rows of this map do not all sum to 1: its normalizer does not make them (the column Σ has each row's sum).") : "";
+      root.replaceChildren(opened, controls, html("p", { class: "caption" }, caption(example)), note, unnormalised, onInput,
+                           html("div", { class: "pictures" }, heat, tokens));
       Object.assign(root.dataset, { run: run.id, example: example.name, map: map.name, layer: state.layer, head: state.head, epoch: view.epoch });
     }
     redraw();
@@ -285,7 +315,8 @@
     function redraw() {
       state.run = state.a;
       const { example, map } = settle(state);
-      const mb = exampleOf(runById(state.b), state.example).views.slice(-1)[0].maps.find((m) => m.name === map.name);
+      const exampleB = exampleOf(runById(state.b), state.example);
+      const mb = exampleB.views.slice(-1)[0].maps.find((m) => m.name === map.name);
       const controls = html("div", { class: "controls" },
         select("run A", withMaps.map((r) => [r.id, r.id]), state.a, (v) => { state.a = v; redraw(); }, "run-a"),
         select("run B", withMaps.map((r) => [r.id, r.id]), state.b, (v) => { state.b = v; redraw(); }, "run-b"),
@@ -295,25 +326,41 @@
         root.replaceChildren(controls, html("p", { class: "muted" }, `${state.b} has no ${map.name} map of that layer and head.`));
         return;
       }
-      root.replaceChildren(controls, html("div", { class: "pictures" }, ...comparedPanels(state, map, mb, redraw)));
+      root.replaceChildren(controls, predictions(state, example, exampleB), html("div", { class: "pictures aligned" }, ...comparedPanels(state, map, mb, redraw)));
       Object.assign(root.dataset, { a: state.a, b: state.b, example: state.example, map: map.name, layer: state.layer, head: state.head });
     }
     redraw();
   }
+  // What each run predicted for the example (and the target), one line per run.
+  function predictions(state, a, b) {
+    if (a.prediction === undefined || (!a.source && !a.prediction)) return "";
+    const line = (key, e) => html("div", { "data-run": key }, `${key.toUpperCase()} (${state[key]}): ${e.source ? `"${e.source}" → ` : ""}`,
+      html("span", { class: "prediction" + (e.target && e.prediction !== e.target ? " wrong" : "") }, `"${e.prediction}"`));
+    return html("div", { class: "predictions" }, line("a", a), line("b", b), a.target ? html("div", { "data-run": "target" }, `target: "${a.target}"`) : "");
+  }
+  // The maps of A and B and B - A on one grid of query (rows) and key (columns) positions, the
+  // larger of the two in each direction; a place only one run has is null (grey).
   function comparedPanels(state, ma, mb, redraw) {
-    const a = matrix(ma, state.layer, state.head), b = matrix(mb, state.layer, state.head);
-    const rows = Math.min(a.length, b.length), cols = Math.min(ma.columns, mb.columns);
-    const d = [...Array(rows).keys()].map((i) => [...Array(cols).keys()].map((j) => b[i][j] - a[i][j]));
-    const rowLabels = [...Array(rows).keys()].map((i) => ma.queries[i] === mb.queries[i] ? ma.queries[i] : `${ma.queries[i]} | ${mb.queries[i]}`);
-    const one = (key, m, queries, keys, scale, gold) => {
-      const title = key === "diff" ? `difference B - A · ${ma.name} · layer ${state.layer} · head ${state.head}` : mapTitle(state[key], { name: state.example }, ma, state, "final");
+    const rows = Math.max(ma.rows, mb.rows), cols = Math.max(ma.columns, mb.columns);
+    const grid = (f) => [...Array(rows).keys()].map((i) => [...Array(cols).keys()].map((j) => f(i, j)));
+    const onGrid = (map) => { const m = matrix(map, state.layer, state.head); return grid((i, j) => (i < map.rows && j < map.columns ? m[i][j] : null)); };
+    const a = onGrid(ma), b = onGrid(mb);
+    const d = grid((i, j) => (a[i][j] === null || b[i][j] === null ? null : b[i][j] - a[i][j]));
+    const labels = (names, n) => [...Array(n).keys()].map((i) => (i < names.length ? names[i] : "·"));
+    const qa = labels(ma.queries, rows), qb = labels(mb.queries, rows), ka = labels(ma.keys, cols), kb = labels(mb.keys, cols);
+    const both = (x, y) => x.map((l, i) => (l === y[i] ? l : `${l} | ${y[i]}`));
+    const layout = sharedLayout([heatmapLayout(qa, ka), heatmapLayout(qb, kb), heatmapLayout(both(qa, qb), both(ka, kb))]);
+    const gold = (map) => [...Array(rows).keys()].map((i) => (i < map.gold.length ? map.gold[i] : -1));
+    const one = (key, map, m, queries, keys, scale, goldKeys) => {
+      const where = `${ma.name} · layer ${state.layer} · ${state.head === "avg" ? "heads' mean" : "head " + state.head}`;
+      const title = key === "diff" ? `B − A · ${where}` : `${key.toUpperCase()} · ${state[key]} · ${where}`;
       const own = !!state.own[key];
-      const hi = own ? Math.max(largest(m), 1e-6) : 1;
-      return panel(title, heatmap(m, queries, keys, Object.assign({ lo: 0, hi }, scale), ma.axes, gold),
+      const hi = own ? Math.max(largest(m.map((row) => row.filter((v) => v !== null))), 1e-6) : 1;
+      const sums = map && map.rows_sum_to_one === false ? rowSums(m) : null;
+      return panel(title, heatmap(m, queries, keys, Object.assign({ lo: 0, hi }, scale), ma.axes, goldKeys, { layout, sums }),
                    { ownScale: own, onScale: (on) => { state.own[key] = on; redraw(); } });
     };
-    return [one("a", a, ma.queries, ma.keys, {}, ma.gold), one("b", b, mb.queries, mb.keys, {}, mb.gold),
-            one("diff", d, rowLabels, ma.keys.slice(0, cols), { diverging: true }, [])];
+    return [one("a", ma, a, qa, ka, {}, gold(ma)), one("b", mb, b, qb, kb, {}, gold(mb)), one("diff", null, d, both(qa, qb), both(ka, kb), { diverging: true }, [])];
   }
 
   // ---- curves: mean +- std over seeds, one colour per sweep point ----
