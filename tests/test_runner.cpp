@@ -299,3 +299,32 @@ TEST_CASE("a spec path that is not a file is named as what it is, a FIFO never b
   CHECK_THAT(cut.text, Catch::Contains("... and 30 more") && Catch::Contains("80 problems found"));
   CHECK(std::count(cut.text.begin(), cut.text.end(), '\n') == 52);
 }
+
+TEST_CASE("one sweep crosses models on model.normalizer, the key every model takes", "[runner][normalizer]") {
+  TempDir dir("attnlab-across-models");
+  const std::string h5 = dir / "across.h5";
+  const auto run = test::command_output(attnlab_exe + " run " + source_root + "/tests/specs/good/normalizer-across-models.yaml --output " +
+                                        h5 + " 2>&1");
+  INFO(run.text);
+  REQUIRE(run.status == 0);
+  const ResultsReader file(h5);
+  const std::vector<RunInfo> runs = file.runs();
+  REQUIRE(runs.size() == 4);
+  for (const RunInfo& r : runs) {
+    const auto value = [&](const std::string& key) {
+      return std::find_if(r.point.begin(), r.point.end(), [&](const auto& kv) { return kv.first == key; })->second;
+    };
+    INFO(r.id);
+    CHECK(succeeded(r.status));
+    // The normalizer took effect in both models: a sigmoid map's rows do not all sum to 1.
+    const AttentionMap m = file.example(r.id, "example_0").maps.front();
+    double worst = 0.0;
+    for (std::size_t q = 0; q < m.weights.shape()[2]; ++q) {
+      double sum = 0.0;
+      for (std::size_t k = 0; k < m.weights.shape()[3]; ++k) sum += m.weights(0, 0, q, k);
+      worst = std::max(worst, std::abs(sum - 1.0));
+    }
+    INFO(value("model.name") << " " << m.name << ": rows' largest distance from a sum of 1 is " << worst);
+    CHECK((value("model.normalizer") == "sigmoid") == (worst > 0.01));
+  }
+}

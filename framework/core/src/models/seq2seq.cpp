@@ -16,7 +16,8 @@
 // init (xavier: every weight matrix but the embeddings Xavier-uniform, as d2l's init_seq2seq;
 // pytorch: PyTorch's defaults), attention (none) or attention.mode / .scoring / .scoring_options.* /
 // .normalizer / .normalizer_options.* (default softmax) /
-// .mode_options.* / .heads, loss.
+// .mode_options.* / .heads, loss. scoring, normalizer and their _options may also be written at
+// the model's level, as every other model takes them.
 #include <cmath>
 
 #include "attnlab/attention/attention.hpp"
@@ -29,6 +30,15 @@
 
 namespace attn {
 namespace {
+
+// The attention's scoring function or normalizer: `<key>`, the key every model takes (so one
+// sweep can cross models), or `attention.<key>`; not both.
+PluginChoice attention_plugin(const Options& model, const Options& attention, const std::string& key, const std::string& fallback) {
+  if (model.has(key) && attention.has(key))
+    throw SpecError(model.where(key), "'" + key + "' and 'attention." + key + "' both name the attention's " + key +
+                                          "; keep one ('" + key + "', the key every model takes, or 'attention." + key + "')");
+  return plugin_choice(model.has(key) ? model : attention, key, fallback);
+}
 
 struct Seq2SeqState final : DecoderState {
   Var enc_outputs;  // [B, T, H_dec]
@@ -96,12 +106,16 @@ class Seq2Seq final : public SequenceModel {
     if (!attention_ && !att.keys().empty())
       throw SpecError(att.key_where(att.keys()[0]), "'attention: none' turns attention off, so 'attention." + att.keys()[0] +
                                                           "' would be ignored; remove one of them");
+    for (const char* key : {"scoring", "normalizer"})
+      if (!attention_ && a.options.has(key))
+        throw SpecError(a.options.where(key), std::string("'attention: none' turns attention off, so '") + key +
+                                                  "' would be ignored; remove one of them");
     if (attention_) {
       heads_ = att.get<std::size_t>("heads", 1, 1, 256);
       AttentionConfig c;
       c.mode = plugin_choice(att, "mode", "qvv");
-      c.scoring = plugin_choice(att, "scoring", "additive");
-      c.normalizer = plugin_choice(att, "normalizer", c.normalizer.name);
+      c.scoring = attention_plugin(a.options, att, "scoring", "additive");
+      c.normalizer = attention_plugin(a.options, att, "normalizer", c.normalizer.name);
       c.dropout = dropout_;
       if (heads_ > 1) c.multi_head = MultiHead{heads_, dec_hidden, false};
       c.site = site("cross");
