@@ -62,7 +62,8 @@ TEST_CASE("rollout fuses heads by their mean, max or min before adding the resid
   CHECK_THROWS_WITH(attention_flow(Tensor::from_shape({1, 1, 70, 70}), HeadFusion::mean, 70), Catch::Contains("at most 64 positions"));
 }
 
-TEST_CASE("plot --rollout and --flow draw a self-attention map composed over its layers, and refuse the rest", "[rollout][cli]") {
+TEST_CASE("plot --rollout (mean, max, min, gradient) and --flow draw a self-attention map composed over its layers, and refuse the rest",
+          "[rollout][cli]") {
   const attn::test::TempDir dir("attnlab-rollout");
   const std::string lm = dir / "lm.h5";
   REQUIRE(attn::test::command_output("cd " + attn::test::source_root + " && " + attn::test::attnlab_exe +
@@ -73,9 +74,17 @@ TEST_CASE("plot --rollout and --flow draw a self-attention map composed over its
   CHECK_THAT(attn::test::read_text(dir / "r.svg"), Catch::Contains("decoder_self rollout over 2 layers, heads") && Catch::Contains("mean, with the residual"));
   REQUIRE(attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --flow max -o " + (dir / "f.svg")).status == 0);
   CHECK_THAT(attn::test::read_text(dir / "f.svg"), Catch::Contains("decoder_self flow over 2 layers"));
+  REQUIRE(attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --rollout gradient -o " + (dir / "g.svg")).status == 0);
+  CHECK_THAT(attn::test::read_text(dir / "g.svg"), Catch::Contains("decoder_self gradient-weighted rollout over 2 layers"));
   const auto fusion = attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --rollout median 2>&1");
   CHECK(fusion.status == 2);
-  CHECK_THAT(fusion.text, Catch::Contains("'median': expected mean, max or min"));
+  CHECK_THAT(fusion.text, Catch::Contains("'median': expected mean, max or min; or gradient"));
+  const auto flow = attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --flow gradient 2>&1");
+  CHECK(flow.status == 2);
+  CHECK_THAT(flow.text, Catch::Contains("'gradient': expected mean, max or min"));
+  const auto plugin = attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --rollout mean --plugin x.so 2>&1");
+  CHECK(plugin.status == 2);
+  CHECK_THAT(plugin.text, Catch::Contains("which only --rollout gradient does"));
   const auto layer = attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --rollout mean --layer 1 2>&1");
   CHECK(layer.status == 2);
   CHECK_THAT(layer.text, Catch::Contains("--layer, --head and --average do not apply"));
@@ -85,4 +94,24 @@ TEST_CASE("plot --rollout and --flow draw a self-attention map composed over its
   const auto cross = attn::test::command_output(attn::test::attnlab_exe + " plot " + seq + " --run scoring-dot_seed-1 --attention --rollout mean 2>&1");
   CHECK(cross.status == 2);
   CHECK_THAT(cross.text, Catch::Contains("the cross map is not one"));
+}
+
+TEST_CASE("gradient-weighted rollout of two layers, by hand", "[rollout][relevance]") {
+  // G_0 = [[0.2, -0.1], [0.4, 0.3]] -> Ā_0 = [[0.2, 0], [0.4, 0.3]]; R_1 = I + Ā_0 = [[1.2, 0], [0.4, 1.3]]
+  // G_1 heads [[0, 0.5], [-1, 0.1]] and [[0, 0.5], [1, 0.1]] -> Ā_1 = [[0, 0.5], [0.5, 0.1]] (the
+  // mean of the positive parts); Ā_1 R_1 = [[0.2, 0.65], [0.64, 0.13]];
+  // R_2 = [[1.4, 0.65], [1.04, 1.43]]; R_2 - I = [[0.4, 0.65], [1.04, 0.43]], rows over their
+  // sums 1.05 and 1.47.
+  const Tensor g = weights_of({{{{0.2f, -0.1f}, {0.4f, 0.3f}}, {{0.2f, -0.1f}, {0.4f, 0.3f}}},
+                               {{{0.0f, 0.5f}, {-1.0f, 0.1f}}, {{0.0f, 0.5f}, {1.0f, 0.1f}}}});
+  const Tensor r = gradient_rollout(g, 2);
+  CHECK(r(0, 0) == Approx(0.4 / 1.05));
+  CHECK(r(0, 1) == Approx(0.65 / 1.05));
+  CHECK(r(1, 0) == Approx(1.04 / 1.47));
+  CHECK(r(1, 1) == Approx(0.43 / 1.47));
+  // A padded third position takes no part: rows and keys past n_valid are 0.
+  const Tensor padded = gradient_rollout(weights_of({{{{0.5f, 0.1f, 0.9f}, {0.2f, 0.3f, 0.9f}, {0.9f, 0.9f, 0.9f}}}}), 2);
+  CHECK(padded(0, 2) == 0.0f);
+  CHECK(padded(2, 0) == 0.0f);
+  CHECK(padded(0, 0) + padded(0, 1) == Approx(1.0));
 }

@@ -89,26 +89,43 @@ void check_map(const std::string& path, const AttentionMap& m, const AttentionVi
     throw UsageError("head " + std::to_string(*view.head) + " out of range: the " + m.name + " map has " + std::to_string(heads));
 }
 
+// Gradient-weighted rollout of probe example `example`'s map `m` (its relevance from the view),
+// [n_q, n_k] as the recorded map is laid out.
+Tensor gradient_composed(const AttentionMap& m, const AttentionView& view, std::size_t example, std::size_t n) {
+  const Tensor relevance = view.relevance(m.name, example);
+  const Tensor r = gradient_rollout(relevance, std::min(n, relevance.shape()[2]));
+  Tensor out = xt::zeros<float>({m.weights.shape()[2], m.weights.shape()[3]});
+  for (std::size_t i = 0; i < std::min(out.shape()[0], r.shape()[0]); ++i)
+    for (std::size_t j = 0; j < std::min(out.shape()[1], r.shape()[1]); ++j) out(i, j) = r(i, j);
+  return out;
+}
+
 // `m` composed over its layers as the view says (rollout or flow), as a map of one layer and
 // one head; the view's title names it. Only the self-attention of Transformer blocks composes
 // (its queries are its keys, and a residual carries each position past the attention: gat
-// has none); padding keys are left out of the composition.
-AttentionMap composed(const AttentionMap& m, AttentionView& view) {
+// has none); padding keys are left out of the composition. `example`: the probe example the
+// map is of (for gradient-weighted rollout).
+AttentionMap composed(const AttentionMap& m, AttentionView& view, std::size_t example) {
   const auto& s = m.weights.shape();
   if (s[2] != s[3] || (m.name != "encoder_self" && m.name != "decoder_self"))
     throw UsageError("--" + view.composed + " composes a stack of self-attention blocks with a residual (each layer's positions are "
                      "the next one's); the " + m.name + " map is not one (choose one with --map: encoder_self or decoder_self)");
   const std::size_t n = m.keys.empty() ? s[3] : unpadded(s[3], m.keys).size();
   AttentionMap out = m;
+  const std::string layers = std::to_string(s[0]) + " layer" + (s[0] == 1 ? "" : "s");
   try {
-    const HeadFusion fusion = head_fusion(view.fusion);
-    out.weights = view.composed == "flow" ? attention_flow(m.weights, fusion, n) : attention_rollout(m.weights, fusion, n);
+    if (view.fusion == "gradient") {
+      out.weights = gradient_composed(m, view, example, n);
+      view.title = m.name + " gradient-weighted rollout over " + layers + " (Chefer et al.), without the identity";
+    } else {
+      const HeadFusion fusion = head_fusion(view.fusion);
+      out.weights = view.composed == "flow" ? attention_flow(m.weights, fusion, n) : attention_rollout(m.weights, fusion, n);
+      view.title = m.name + " " + view.composed + " over " + layers + ", heads' " + view.fusion + ", with the residual";
+    }
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
   out.weights.reshape({1, 1, s[2], s[3]});
-  view.title = m.name + " " + view.composed + " over " + std::to_string(s[0]) + " layer" + (s[0] == 1 ? "" : "s") + ", heads' " +
-               view.fusion + ", with the residual";
   return out;
 }
 
@@ -217,13 +234,16 @@ std::string draw_attention(const ExampleToDraw& e, const AttentionView& view) {
     caption += ": \"" + cut(example.source) + "\" -> \"" + cut(example.prediction) + "\"";
     if (!example.target.empty() && example.prediction != example.target) caption += " (target \"" + cut(example.target) + "\")";
   }
+  if (view.fusion == "gradient" && name.rfind("example_", 0) != 0)
+    throw UsageError("--rollout gradient explains a recorded example (--example N): the model's log-likelihood needs its targets, "
+                     "and " + name + " is a typed probe");
   std::vector<std::string> pictures;
   std::size_t heads_in_row = 1;
   for (const AttentionMap& drawn : maps) {
     check_map(e.path, drawn, view);
     AttentionView shown = view;  // (with its title, for a composed map)
-    const AttentionMap m = view.composed.empty() ? drawn : composed(drawn, shown);
     const std::size_t index = example.example;
+    const AttentionMap m = view.composed.empty() ? drawn : composed(drawn, shown, index);
     if (images && over_patches(m) && name.rfind("example_", 0) == 0 && index < images->shape()[0]) {
       Tensor image = xt::view(*images, index);
       for (std::string& p : image_attention_pictures(image, m, shown)) pictures.push_back(std::move(p));

@@ -1,6 +1,7 @@
 // The pictures attnlab draws from a results file (used by `attnlab plot` and `attnlab report`).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,8 +20,12 @@ struct AttentionView {
   bool average = false;                // average over heads (per layer) instead of one per head
   bool own_scale = false;              // each panel coloured up to its own largest weight (default: [0, 1] for all)
   // "rollout" or "flow": each self-attention map composed over its layers (attention_rollout.hpp),
-  // heads fused by `fusion` ("mean", "max", "min"), drawn as one panel titled `title`.
+  // heads fused by `fusion` ("mean", "max", "min"; for rollout also "gradient": Chefer et al.'s
+  // gradient-weighted rollout), drawn as one panel titled `title`.
   std::string composed, fusion = "mean", title;
+  // For "gradient": the relevance of a map's weights on a probe example, [layer, head, n, n]
+  // (attention_relevance.hpp), computed by the run's rebuilt model.
+  std::function<Tensor(const std::string& map, std::size_t example)> relevance;
 };
 
 // Attention heatmaps of one run: rows are queries (target tokens, or x positions), columns keys

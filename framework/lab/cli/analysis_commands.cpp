@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 
 #include "arguments.hpp"
+#include "attnlab/models/attention_relevance.hpp"
+#include "trained_run.hpp"
 #include "lab/analysis/inspect.hpp"
 #include "lab/analysis/pictures.hpp"
 #include "lab/analysis/report.hpp"
@@ -128,12 +130,39 @@ void composition(const Arguments& a, AttentionView& view) {
   view.composed = a.has("--rollout") ? "rollout" : "flow";
   view.fusion = a.value("--" + view.composed, "mean");
   try {
-    head_fusion(view.fusion);
+    if (!(view.composed == "rollout" && view.fusion == "gradient")) head_fusion(view.fusion);
   } catch (const std::invalid_argument& e) {
-    throw UsageError("--" + view.composed + " takes how the heads are fused: " + e.what());
+    throw UsageError("--" + view.composed + " takes how the heads are fused: " + e.what() +
+                     (view.composed == "rollout" ? "; or gradient (Chefer et al.'s gradient-weighted rollout)" : ""));
   }
   if (view.layer || view.head || view.average)
     throw UsageError("--" + view.composed + " composes every layer and fuses the heads: --layer, --head and --average do not apply");
+}
+
+// The run's model rebuilt, for --rollout gradient: the view asks it for the relevance of a map's
+// weights (attention_relevance.hpp). Its registries (the run's plugins) outlive its parts.
+struct RebuiltModel {
+  Registries registries;
+  RunPlan plan;
+  std::unique_ptr<RunParts> parts;
+};
+
+std::unique_ptr<RebuiltModel> relevance_source(const Arguments& a, const ResultsReader& f, const std::string& run, AttentionView& view) {
+  if (view.fusion != "gradient") {
+    if (a.has("--plugin")) throw UsageError("--plugin loads a run's plugins to rebuild its model, which only --rollout gradient does: remove it");
+    return nullptr;
+  }
+  auto rebuilt = std::make_unique<RebuiltModel>();
+  rebuilt->parts = rebuilt_run(f, run, a, rebuilt->registries, rebuilt->plan);
+  Model* model = rebuilt->parts->model.get();
+  view.relevance = [model, run](const std::string& map, std::size_t example) {
+    try {
+      return attention_relevance(*model, example, map);
+    } catch (const std::logic_error& e) {  // (invalid_argument too: no such map, a model without a loss)
+      throw UsageError("--rollout gradient on run '" + run + "': " + e.what());
+    }
+  };
+  return rebuilt;
 }
 
 // An option of another kind of picture would be ignored without a word: refused instead.
@@ -151,7 +180,8 @@ void refuse_options_of_other_pictures(const Arguments& a) {
 
 int plot(const std::vector<std::string>& args) {
   const Arguments a(args, {"--attention", "--curves", "--fit", "--average", "--own-scale", "--png"},
-                    {"--run", "--example", "--probe", "--map", "--layer", "--head", "--metric", "--rollout", "--flow", "-o", "--output"});
+                    {"--run", "--example", "--probe", "--map", "--layer", "--head", "--metric", "--rollout", "--flow", "--plugin", "-o",
+                     "--output"});
   const std::string& path = results_path(a);
   const ResultsReader f(path);
   const int kinds = a.flag("--attention") + a.flag("--curves") + a.flag("--fit");
@@ -180,6 +210,7 @@ int plot(const std::vector<std::string>& args) {
     view.own_scale = a.flag("--own-scale");
     if (view.average && view.head) throw UsageError("--head and --average exclude each other: one head, or the mean over heads");
     composition(a, view);
+    const auto rebuilt = relevance_source(a, f, runs.at(0), view);
     svg = attention_picture(f, runs.at(0), view);
     what = (view.composed.empty() ? "attention" : view.composed) + (view.map.empty() ? "" : "-" + view.map);
   } else if (a.flag("--curves")) {
@@ -236,6 +267,9 @@ Command plot_command() {
           "    --own-scale (each panel coloured to its own largest weight; default: one [0, 1] scale)\n"
           "    --rollout mean|max|min  a self-attention map composed over its layers (Abnar & Zuidema 2020):\n"
           "                      the heads fused, the residual added, the layers multiplied\n"
+          "    --rollout gradient      Chefer et al. 2021: each layer's heads weighed by dy/dA * A (y: the\n"
+          "                      log-likelihood of the example's targets); rebuilds the run's model\n"
+          "                      (--plugin PATH for plugins the spec does not name)\n"
           "    --flow mean|max|min     the same as a maximum flow through the layers (up to 64 positions)\n"
           "  --curves          per-epoch metrics of several runs overlaid\n"
           "    --run ID (repeatable; default every run) --metric NAME (repeatable; default the losses)\n"

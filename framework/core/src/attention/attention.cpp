@@ -160,7 +160,8 @@ AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, c
   const ValidLens lens = heads_ ? heads_->repeat(mask) : mask;
   const FormedQkv shared = heads_ ? FormedQkv{qkv.queries, heads_->share(qkv.keys), heads_->share(qkv.values)} : qkv;
   AttentionResult pooled;
-  if (scoring_.dot_scale && normalizer_.masked_softmax && !score_bias.defined()) {
+  const bool watched = gates_ && gates_->watching_weights();  // (the weights as a Var, to differentiate)
+  if (scoring_.dot_scale && normalizer_.masked_softmax && !score_bias.defined() && !watched) {
     // A dot product and a softmax: fused (the same arithmetic and the same dropout mask; the
     // scores are never stored, and the weights are a constant).
     FusedAttention fused = softmax_attention(shared.queries, shared.keys, shared.values, *scoring_.dot_scale, lens,
@@ -169,7 +170,8 @@ AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, c
   } else {
     Var scores = scoring_(shared.queries, shared.keys);                // [B', n_q, n_k]
     if (score_bias.defined()) scores = scores + score_bias;       // (already per row of heads)
-    const Var weights = normalizer_(scores, lens);                // [B', n_q, n_k]
+    Var weights = normalizer_(scores, lens);                      // [B', n_q, n_k]
+    if (watched) weights = gates_->watch(site_, weights);
     pooled = attention_pooling(weights, shared.values, dropout_, context);
   }
   if (gates_) pooled.output = gates_->apply(site_, pooled.output);  // [B', n_q, p_v]

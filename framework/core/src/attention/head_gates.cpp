@@ -37,6 +37,19 @@ void HeadGates::set(std::size_t site, const Var& gate, Tensor replacement) {
 
 void HeadGates::clear() { gates_.clear(); }
 
+void HeadGates::watch_weights(bool on) {
+  watching_ = on;
+  watched_.assign(on ? sites_.size() : 0, Var());
+}
+
+Var HeadGates::watch(std::size_t site, const Var& weights) {
+  if (!watching_) return weights;
+  Tensor ones = xt::ones<float>(weights.shape());
+  Var gate = leaf(std::move(ones));
+  watched_.at(site) = gate;
+  return weights * gate;
+}
+
 void HeadGates::start_means() {
   std::lock_guard<std::mutex> lock(record_mutex_);
   recording_ = true;

@@ -39,6 +39,21 @@ void require_square(const Tensor& w, std::size_t n_valid, const char* what) {
   if (n_valid > w.shape()[2]) throw std::invalid_argument(std::string(what) + ": more valid positions than the map has");
 }
 
+Matrix identity(std::size_t n) {
+  Matrix r(n, std::vector<double>(n, 0.0));
+  for (std::size_t i = 0; i < n; ++i) r[i][i] = 1.0;
+  return r;
+}
+
+Matrix product(const Matrix& a, const Matrix& b) {
+  const std::size_t n = a.size();
+  Matrix out(n, std::vector<double>(n, 0.0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t j = 0; j < n; ++j) out[i][j] += a[i][k] * b[k][j];
+  return out;
+}
+
 Tensor as_tensor(const Matrix& m, std::size_t n_all) {
   Tensor out = xt::zeros<float>({n_all, n_all});
   for (std::size_t i = 0; i < m.size(); ++i)
@@ -80,17 +95,31 @@ HeadFusion head_fusion(const std::string& name) {
 
 Tensor attention_rollout(const Tensor& w, HeadFusion fusion, std::size_t n) {
   require_square(w, n, "attention rollout");
-  Matrix r(n, std::vector<double>(n, 0.0));
-  for (std::size_t i = 0; i < n; ++i) r[i][i] = 1.0;
-  for (std::size_t l = 0; l < w.shape()[0]; ++l) {  // R <- Â_l R
-    const Matrix a = with_residual(w, l, fusion, n);
-    Matrix next(n, std::vector<double>(n, 0.0));
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < n; ++k)
-        for (std::size_t j = 0; j < n; ++j) next[i][j] += a[i][k] * r[k][j];
-    r = std::move(next);
-  }
+  Matrix r = identity(n);
+  for (std::size_t l = 0; l < w.shape()[0]; ++l) r = product(with_residual(w, l, fusion, n), r);  // R <- Â_l R
   return as_tensor(r, w.shape()[2]);
+}
+
+Tensor gradient_rollout(const Tensor& g, std::size_t n) {
+  require_square(g, n, "gradient-weighted rollout");
+  const std::size_t heads = g.shape()[1];
+  Matrix r = identity(n);
+  for (std::size_t l = 0; l < g.shape()[0]; ++l) {  // R <- R + Ā_l R
+    Matrix a(n, std::vector<double>(n, 0.0));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t h = 0; h < heads; ++h) a[i][j] += std::max(0.0, static_cast<double>(g(l, h, i, j))) / static_cast<double>(heads);
+    const Matrix spread = product(a, r);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) r[i][j] += spread[i][j];
+  }
+  for (std::size_t i = 0; i < n; ++i) {  // R - I, rows over their sums
+    r[i][i] -= 1.0;
+    double total = 0.0;
+    for (double x : r[i]) total += x;
+    for (double& x : r[i]) x = total > 0.0 ? x / total : 0.0;
+  }
+  return as_tensor(r, g.shape()[2]);
 }
 
 Tensor attention_flow(const Tensor& w, HeadFusion fusion, std::size_t n) {

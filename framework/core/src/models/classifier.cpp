@@ -96,9 +96,11 @@ LossResult Classifier::loss(const std::vector<std::size_t>& batch, const Trainin
   return r;
 }
 
-// Sum over the rows of the mean cross-entropy of each row's labelled items (Model::evaluation_loss).
-LossResult Classifier::evaluation_loss(const std::vector<std::size_t>& rows) {
-  const VectorSplit& split = eval_split();
+LossResult Classifier::evaluation_loss(const std::vector<std::size_t>& rows) { return split_loss(eval_split(), rows); }
+
+LossResult Classifier::probe_loss(const std::vector<std::size_t>& examples) { return split_loss(probe_split(data_), examples); }
+
+LossResult Classifier::split_loss(const VectorSplit& split, const std::vector<std::size_t>& rows) {
   const Labelled items = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
   std::vector<double> per_row(rows.size(), 0.0);
   for (const std::size_t i : items.input) per_row[i] += 1.0;

@@ -133,9 +133,11 @@ LossResult SequenceModel::loss(const std::vector<std::size_t>& batch, const Trai
   return r;
 }
 
-// Sum over the rows of each row's mean token cross-entropy (Model::evaluation_loss).
-LossResult SequenceModel::evaluation_loss(const std::vector<std::size_t>& rows) {
-  const SequenceSplit& split = eval_split();
+LossResult SequenceModel::evaluation_loss(const std::vector<std::size_t>& rows) { return split_loss(eval_split(), rows); }
+
+LossResult SequenceModel::probe_loss(const std::vector<std::size_t>& examples) { return split_loss(probe_split(data_), examples); }
+
+LossResult SequenceModel::split_loss(const SequenceSplit& split, const std::vector<std::size_t>& rows) {
   const VectorBatch src = source_rows(split, rows);
   const IntTensor tgt = take_rows(split.tgt, rows), tgt_lens = take_rows(split.tgt_lens, rows);
   const Var logits = forward(src, decoder_inputs(tgt), ForwardContext::evaluation());

@@ -8,6 +8,9 @@
 // dL/dxi_{b,h} is example b's sensitivity to head h (the importance, docs/concepts/what-attention-computes.md).
 // The model owns its gates (Model::head_gates); its attention layers are built with a pointer
 // to them and apply the gates of their site at every call (training, evaluation, decoding).
+// For gradient-weighted rollout (Chefer et al. 2021) the gates can also watch the attention
+// weights A [B*heads, n_q, n_k] of every site: A passes through a gate of ones G (A ⊙ G = A), so
+// that after a backward pass of an output y, dy/dG = dy/dA ⊙ A (attention_relevance.hpp).
 #pragma once
 
 #include <cstddef>
@@ -62,6 +65,14 @@ class HeadGates {
   // The layer's call: its heads' output [B*heads, n_q, p] (rows b*heads + h), gated.
   Var apply(std::size_t site, const Var& heads_out);
 
+  // Watching the weights (see above): while on, each site's layer passes its weights through
+  // watch(), which keeps the site's gate G of this call; watched() holds them per site
+  // (undefined for a site not called since watching began).
+  void watch_weights(bool on);
+  bool watching_weights() const { return watching_; }
+  Var watch(std::size_t site, const Var& weights);
+  const std::vector<Var>& watched() const { return watched_; }
+
  private:
   struct Gate {
     Var gate;           // [G, heads, 1, 1], G = 1 or B
@@ -73,6 +84,8 @@ class HeadGates {
   std::vector<Tensor> sums_;                     // per site [heads, head_dim]
   std::vector<double> counts_;
   std::mutex record_mutex_;
+  bool watching_ = false;
+  std::vector<Var> watched_;  // per site while watching
 };
 
 }  // namespace attn

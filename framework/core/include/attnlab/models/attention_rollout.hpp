@@ -10,6 +10,12 @@
 //                the graph of the layers (node j of layer l to node i of layer l+1, capacity
 //                Â_l[i][j]), each row then divided by its sum; the flow counts only paths with
 //                room left, where rollout multiplies every path
+//   gradient-weighted rollout (Chefer et al. 2021, "Generic Attention-model Explainability"),
+//                from the relevance G_l = dy/dA_l ⊙ A_l of each layer and head instead of the
+//                weights (attention_relevance.hpp): Ā_l = mean_h max(G_l, 0), R = I, then
+//                R <- R + Ā_l R for l = 0 .. L-1 (the residual is the identity kept in R); shown
+//                as R - I, what attention adds to the identity (Chefer et al. leave a token's
+//                own entry out too), each row divided by its sum so that it reads as rollout
 // Rows of padded positions (at or past n_valid) are left 0; keys past n_valid are 0.
 #pragma once
 
@@ -29,5 +35,7 @@ Tensor attention_rollout(const Tensor& weights, HeadFusion fusion, std::size_t n
 // weights [layer, head, n, n] -> [n, n]; std::invalid_argument past max_flow_positions.
 Tensor attention_flow(const Tensor& weights, HeadFusion fusion, std::size_t n_valid);
 constexpr std::size_t max_flow_positions = 64;
+// relevance [layer, head, n, n] -> [n, n]
+Tensor gradient_rollout(const Tensor& relevance, std::size_t n_valid);
 
 }  // namespace attn

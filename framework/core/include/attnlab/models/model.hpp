@@ -83,6 +83,12 @@ class Model {
     (void)rows;
     throw std::logic_error("this model has no loss on evaluation examples");
   }
+  // The same loss on examples of the probe set (the examples a run records and draws), for
+  // gradient-weighted rollout (attention_relevance.hpp).
+  virtual LossResult probe_loss(const std::vector<std::size_t>& examples) {
+    (void)examples;
+    throw std::logic_error("this model has no loss on probe examples");
+  }
   // Attention maps of evaluation examples (decoded with greedy search for sequence models).
   virtual std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) = 0;
   // False when there is nothing to learn (e.g. Nadaraya-Watson with a fixed kernel).

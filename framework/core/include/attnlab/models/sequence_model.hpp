@@ -70,6 +70,7 @@ class SequenceModel : public Model {
   Metrics evaluate_probe() override;
   std::size_t evaluation_size() const override { return eval_split().size(); }
   LossResult evaluation_loss(const std::vector<std::size_t>& rows) override;
+  LossResult probe_loss(const std::vector<std::size_t>& examples) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
 
   // Greedy decoding of a batch of sources (one Translation per row).
@@ -100,6 +101,8 @@ class SequenceModel : public Model {
  private:
   const SequenceSplit& eval_split() const;
   std::string eval_prefix() const;
+  // Sum over `rows` of `split` of each row's mean token cross-entropy (teacher-forced).
+  LossResult split_loss(const SequenceSplit& split, const std::vector<std::size_t>& rows);
   // Loss, perplexity and token accuracy of `split` (teacher-forced); with `full`, exact match and
   // BLEU of greedy decoding too; each named `prefix` + metric.
   Metrics evaluate_split(const SequenceSplit& split, const std::string& prefix, bool full);
