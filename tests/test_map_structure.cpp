@@ -11,9 +11,9 @@ using namespace attn;
 namespace {
 
 // One layer, one head, rows given; tokens "t0", "t1", ... for queries and keys unless given.
-AttentionMap map_of(const std::vector<std::vector<float>>& rows, std::vector<std::string> keys = {}) {
+AttentionMap map_of(const std::vector<std::vector<float>>& rows, std::vector<std::string> keys = {}, const std::string& name = "encoder_self") {
   AttentionMap m;
-  m.name = "encoder_self";
+  m.name = name;
   const std::size_t n_q = rows.size(), n_k = rows[0].size();
   m.weights = Tensor::from_shape({1, 1, n_q, n_k});
   for (std::size_t i = 0; i < n_q; ++i)
@@ -35,12 +35,14 @@ TEST_CASE("map structure: 0 for uniform attention, 1 for one key per query, the 
 }
 
 TEST_CASE("map structure: a causal map is measured against the keys each query can see", "[report][structure]") {
-  // Uniform over what each query sees: row q spreads over q + 1 keys. Against all 3 keys the
-  // rows would score 1 and 1 - log 2 / log 3 (0.37); against their own keys both are 0.
-  const AttentionMap uniform = map_of({{1, 0, 0}, {0.5f, 0.5f, 0}, {1.0f / 3, 1.0f / 3, 1.0f / 3}});
-  CHECK(map_structure(uniform, 0, 0) == Approx(0.0).margin(1e-6));
+  // Uniform over what each query of decoder self-attention sees: row q spreads over q + 1 keys.
+  // Measured against their own keys the rows score 0; an encoder's map of the same rows is
+  // measured against all 3 keys: 1, 1 - log 2 / log 3 and 0, a mean of 0.456.
+  const std::vector<std::vector<float>> rows = {{1, 0, 0}, {0.5f, 0.5f, 0}, {1.0f / 3, 1.0f / 3, 1.0f / 3}};
+  CHECK(map_structure(map_of(rows, {}, "decoder_self"), 0, 0) == Approx(0.0).margin(1e-6));
+  CHECK(map_structure(map_of(rows), 0, 0) == Approx((1.0 + 1.0 - std::log(2.0) / std::log(3.0)) / 3.0));
   // The first row (one visible key) counts for nothing; the last two put everything on key 0.
-  CHECK(map_structure(map_of({{1, 0, 0}, {1, 0, 0}, {1, 0, 0}}), 0, 0) == Approx(1.0));
+  CHECK(map_structure(map_of({{1, 0, 0}, {1, 0, 0}, {1, 0, 0}}, {}, "decoder_self"), 0, 0) == Approx(1.0));
 }
 
 TEST_CASE("map structure: padding and rows of weight below 0.01 are left out; a row's sum does not matter", "[report][structure]") {

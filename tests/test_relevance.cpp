@@ -1,5 +1,5 @@
 // The relevance of attention weights (attention_relevance.hpp), G = dy/dA ⊙ A with y the model's
-// log-likelihood of a probe example's targets, on a 2-layer Transformer: against the gradient of
+// log-likelihood of its own prediction for a probe example, on a 2-layer Transformer: against the gradient of
 // a gate on each head's output (a head's weights scaled by xi scale its output by xi, so
 // sum_ij G[h] = dy/dxi_h, which the head gates measure through another path: Michel et al.'s
 // importance), zero where the weights are, and the watched model computing what the model
@@ -34,7 +34,7 @@ Tensor gate_gradient(Model& model, std::size_t site) {
   const Var xi = leaf(xt::ones<float>({g.sites()[site].heads}));
   g.clear();
   g.set(site, xi);
-  (0.0f - model.probe_loss({0}).loss).backward();
+  (0.0f - model.prediction_loss({0}).loss).backward();
   g.clear();
   return xi.grad();
 }
@@ -46,7 +46,7 @@ TEST_CASE("relevance: each head's sum of dy/dA ⊙ A is dy/dxi of a gate on its 
   const Data data = reverse_task(100);
   ParamStore store;
   auto model = two_layer_transformer(data, store);
-  const double loss = model->probe_loss({0}).loss.item();
+  const double loss = model->prediction_loss({0}).loss.item();
   for (const std::string map : {"encoder_self", "decoder_self", "cross"}) {
     const Tensor g = attention_relevance(*model, 0, map);
     REQUIRE(g.dimension() == 4);
@@ -65,7 +65,7 @@ TEST_CASE("relevance: each head's sum of dy/dA ⊙ A is dy/dxi of a gate on its 
     }
   }
   // Watching changed nothing: the same loss after, the gates off again.
-  CHECK(model->probe_loss({0}).loss.item() == Approx(loss).epsilon(1e-6));
+  CHECK(model->prediction_loss({0}).loss.item() == Approx(loss).epsilon(1e-6));
   CHECK_FALSE(model->head_gates().watching_weights());
 }
 
@@ -93,4 +93,15 @@ TEST_CASE("relevance: 0 where the causal mask puts no weight; gradient rollout's
   }
   CHECK(rows >= 2);
   CHECK_THROWS_WITH(attention_relevance(*model, 0, "kernel"), Catch::Contains("no attention layer of map 'kernel'"));
+}
+
+TEST_CASE("relevance: a recurrent decoder's attention, called once per step, is refused, and watching ends", "[relevance]") {
+  const Data data = reverse_task(100);
+  ParamStore store;
+  Rng rng(5);
+  Options o;
+  o.set("embed", "8"), o.set("hidden", "8");
+  auto model = builtins().models.create("seq2seq", ModelArgs{builtins(), ParamScope(store, rng), o, data});
+  CHECK_THROWS_WITH(attention_relevance(*model, 0, "cross"), Catch::Contains("called more than once in the pass explained"));
+  CHECK_FALSE(model->head_gates().watching_weights());
 }

@@ -312,7 +312,9 @@ TEST_CASE("one sweep crosses models on model.normalizer, the key every model tak
   REQUIRE(runs.size() == 4);
   for (const RunInfo& r : runs) {
     const auto value = [&](const std::string& key) {
-      return std::find_if(r.point.begin(), r.point.end(), [&](const auto& kv) { return kv.first == key; })->second;
+      const auto it = std::find_if(r.point.begin(), r.point.end(), [&](const auto& kv) { return kv.first == key; });
+      REQUIRE(it != r.point.end());
+      return it->second;
     };
     INFO(r.id);
     CHECK(succeeded(r.status));

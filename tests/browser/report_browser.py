@@ -120,21 +120,31 @@ def check_toc(driver):
     expect("config" in driver.find_element(By.CSS_SELECTOR, "#runs").text, "the runs section shows no config")
     origins = {m.get_attribute("title") for m in driver.find_elements(By.CSS_SELECTOR, "pre.config mark")}
     expect(origins == {"swept", "set with --set"}, f"the config marks lines as {origins}, not as swept and as set with --set")
-    parts = driver.find_elements(By.CSS_SELECTOR, "nav.toc ol.parts a")
+    parts = check_parts(driver)
     expect(any(a.get_attribute("href").split("#")[1].startswith("detectors-") for a in parts),
            "the contents list no grid of the head detectors")
+
+
+def check_parts(driver):
+    """Every id of the page is used once; every entry of the contents below a section leads to its grids."""
+    parts = driver.find_elements(By.CSS_SELECTOR, "nav.toc ol.parts a")
+    ids = driver.execute_script("return [...document.querySelectorAll('[id]')].map(e => e.id)")
+    expect(len(ids) == len(set(ids)), f"ids used twice on the page: {sorted({i for i in ids if ids.count(i) > 1})}")
     for a in parts:
-        target = driver.find_elements(By.ID, a.get_attribute("href").split("#")[1])
-        expect(target and target[0].find_elements(By.CSS_SELECTOR, "svg") or target and target[0].tag_name == "h3",
-               f"the contents entry {a.text!r} leads to no grid")
+        grids = driver.execute_script(  # a heading: the grids after it, up to the next heading
+            "const t = document.getElementById(arguments[0]); if (!t) return -1;"
+            "let e = t;"
+            "if (t.tagName === 'H3') { e = t.nextElementSibling; while (e && e.tagName !== 'H3' && !e.querySelector('svg')) e = e.nextElementSibling; }"
+            "return e && e.tagName !== 'H3' ? e.querySelectorAll('svg').length : 0", a.get_attribute("href").split("#")[1])
+        expect(grids > 0, f"the contents entry {a.text!r} leads to no grid ({grids})")
+    return parts
 
 
 def structure(m, layer, head):
     """map_structure.hpp's rule on the page's data: the mean over queries of 1 - H(p) / log(keys seen)."""
     n = m["rows"] * m["columns"]
     w = lambda l, h, q, k: m["weights"][(l * m["heads"] + h) * n + q * m["columns"] + k]
-    causal = m["rows"] == m["columns"] and all(w(l, h, q, k) == 0 for l in range(m["layers"]) for h in range(m["heads"])
-                                               for q in range(m["rows"]) for k in range(q + 1, m["columns"]))
+    causal = m["name"] == "decoder_self"
     scores = []
     for q in range(m["rows"]):
         seen = q + 1 if causal else m["columns"]
@@ -161,6 +171,11 @@ def check_opening(driver):
     expect(best is not None, "no map in the data has a row that counts")
     expect(abs(opening["structure"] - best[0]) < 0.003,
            f"the report opens on structure {opening['structure']}; the data's most structured head has {best[0]:.3f}: {best[1:]}")
+    opened = next(m for m in next(r for r in data(driver)["runs"] if r["id"] == opening["run"])["examples"][0]["views"][-1]["maps"]
+                  if m["name"] == opening["map"])
+    score = structure(opened, opening["layer"], opening["head"])
+    expect(score is not None and abs(score - opening["structure"]) < 0.003,
+           f"the head opened on has structure {score} in the data, not the {opening['structure']} the report states")
     s = state(driver, "explorer-panel")
     shown = (s["run"], s["example"], s["map"], int(s["layer"]), int(s["head"]))
     expect(shown == (opening["run"], opening["example"], opening["map"], opening["layer"], opening["head"]),
@@ -195,7 +210,7 @@ def check_heads(driver, results):
     with h5py.File(results, "r") as f:
         analysed = [run for run in f["runs"] if "heads" in f["runs"][run]]
         expect(analysed, "no run of the results file was analysed by attnlab ablate")
-        listed = {a.get_attribute("href").split("#")[1] for a in driver.find_elements(By.CSS_SELECTOR, "nav.toc ol.parts a")}
+        listed = {a.get_attribute("href").split("#")[1] for a in check_parts(driver)}
         for run in analysed:
             heads, anchor = f["runs"][run]["heads"], "heads-" + re.sub(r"[^A-Za-z0-9_-]", "-", run)
             for kind, name in (("ablation", "ablation"), ("importance", "importance")):
@@ -346,23 +361,37 @@ def check_side_by_side(driver):
     expect(s["a"] != s["b"], f"side by side starts with one run twice: {s}")
     runs = {r["id"]: r for r in data(driver)["runs"]}
     a, b, d = (cells(driver, "compare-panel", i) for i in range(3))
+    expect(d and len(d) == len(a.keys() & b.keys()), f"{len(d)} difference cells where A and B share {len(a.keys() & b.keys())}")
     for (q, k), (w, _) in d.items():
         expect(abs(w - (b[(q, k)][0] - a[(q, k)][0])) < 0.0021, f"difference cell ({q}, {k}) is {w}, not B - A")
     head = "avg" if s["head"] == "avg" else int(s["head"])
     same(a, stored(runs[s["a"]], s["example"], "final", s["map"], int(s["layer"]), head), "run A")
     same(b, stored(runs[s["b"]], s["example"], "final", s["map"], int(s["layer"]), head), "run B")
-    aligned(driver, runs, s)
+    aligned(driver, runs, two_lengths(driver, runs, s))
     other = next(r for r in runs if r not in (s["a"], s["b"]))
     choose(driver, "compare-panel", "run-b", other)
     expect(state(driver, "compare-panel")["b"] == other, "choosing run B did not switch it")
     expect(len(driver.find_elements(By.CSS_SELECTOR, "#compare-panel svg.heatmap")) == 3, "side by side lost a panel")
 
 
+def final_map(run, example, name):
+    return next(m for m in next(e for e in run["examples"] if e["name"] == example)["views"][-1]["maps"] if m["name"] == name)
+
+
+def two_lengths(driver, runs, s):
+    """Chooses runs A and B whose maps of the shown example have different numbers of rows."""
+    rows = {r: final_map(runs[r], s["example"], s["map"])["rows"] for r in runs}
+    pair = next(((a, b) for a in runs for b in runs if rows[a] != rows[b]), None)
+    expect(pair is not None, f"every run predicts {s['example']} at one length: the test needs two that differ")
+    choose(driver, "compare-panel", "run-a", pair[0])
+    choose(driver, "compare-panel", "run-b", pair[1])
+    return state(driver, "compare-panel")
+
+
 def aligned(driver, runs, s):
     """The three panels share one grid of query and key positions; both predictions are shown."""
-    ma, mb = (next(m for m in next(e for e in runs[s[k]]["examples"] if e["name"] == s["example"])["views"][-1]["maps"]
-                   if m["name"] == s["map"]) for k in ("a", "b"))
-    expect(ma["rows"] != mb["rows"], f"the test needs two predictions of different lengths; both have {ma['rows']} rows")
+    ma, mb = (final_map(runs[s[k]], s["example"], s["map"]) for k in ("a", "b"))
+    expect(ma["rows"] != mb["rows"], f"runs A and B have maps of {ma['rows']} and {mb['rows']} rows, not two lengths")
     rows, columns = max(ma["rows"], mb["rows"]), max(ma["columns"], mb["columns"])
     places = driver.execute_script(
         "return [...document.querySelectorAll('#compare-panel svg.heatmap')].map(f => [...f.querySelectorAll('rect.cell, rect.empty')]"
@@ -373,9 +402,10 @@ def aligned(driver, runs, s):
     for q in range(rows):
         expect(abs(tops[0][(q, 0)] - tops[1][(q, 0)]) < 0.5 and abs(tops[0][(q, 0)] - tops[2][(q, 0)]) < 0.5,
                f"query position {q} is not on one line in the three panels: {[t[(q, 0)] for t in tops]}")
-    empty = {(q, k) for q, k, _, _, kind in places[0] if kind == "empty"}
-    expect(empty == {(q, k) for q in range(rows) for k in range(columns) if q >= ma["rows"] or k >= ma["columns"]},
-           "run A's grey places are not the places its map has not")
+    for i, m in enumerate((ma, mb)):
+        empty = {(q, k) for q, k, _, _, kind in places[i] if kind == "empty"}
+        expect(empty == {(q, k) for q in range(rows) for k in range(columns) if q >= m["rows"] or k >= m["columns"]},
+               f"run {'AB'[i]}'s grey places are not the places its map has not")
     for key, m in (("a", ma), ("b", mb)):
         example = next(e for e in runs[s[key]]["examples"] if e["name"] == s["example"])
         line = driver.find_element(By.CSS_SELECTOR, f"#compare-panel .predictions [data-run='{key}']").text

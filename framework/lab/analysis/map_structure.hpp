@@ -1,8 +1,8 @@
 // Which head of a report shows the most structure, so that the report opens on it.
 //   structure(head) = mean over query rows q with k_q >= 2 visible keys of 1 - H(p_q) / log k_q
 // where p_q = w_q / sum w_q (rows of any normalizer are measured by their shape) and k_q is the
-// number of keys row q may see: all unpadded keys, or q + 1 for a causal map (one whose weights
-// above the diagonal are 0 in every layer and head). 0 is uniform attention over what a query
+// number of keys row q may see: all unpadded keys, or q + 1 in a causal map (decoder_self, as
+// attention_metrics.hpp counts it). 0 is uniform attention over what a query
 // can see, 1 every query on one key. Rows of weight below 0.01 (a sigmoid row that weighs nothing,
 // whose shape would be noise) and rows with one visible key are left out.
 #pragma once

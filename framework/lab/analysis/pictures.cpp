@@ -235,8 +235,7 @@ std::string draw_attention(const ExampleToDraw& e, const AttentionView& view) {
     if (!example.target.empty() && example.prediction != example.target) caption += " (target \"" + cut(example.target) + "\")";
   }
   if (view.fusion == "gradient" && name.rfind("example_", 0) != 0)
-    throw UsageError("--rollout gradient explains a recorded example (--example N): the model's log-likelihood needs its targets, "
-                     "and " + name + " is a typed probe");
+    throw UsageError("--rollout gradient explains a recorded example (--example N), one of the probe set; " + name + " is not");
   std::vector<std::string> pictures;
   std::size_t heads_in_row = 1;
   for (const AttentionMap& drawn : maps) {

@@ -48,15 +48,28 @@ std::string pruning_chart(const PruningCurve& p, const std::string& metric) {
   return svg::chart(c);
 }
 
+// `id`, or `id`-2, -3, ... when a part of the section has it already (anchor() maps several
+// names to one: "a.b" and "a-b").
+std::string unused(const SectionBody& body, const std::string& id) {
+  const auto taken = [&](const std::string& candidate) {
+    return std::any_of(body.parts.begin(), body.parts.end(), [&](const SectionPart& p) { return p.id == candidate; });
+  };
+  std::string out = id;
+  for (int n = 2; taken(out); ++n) out = id + "-" + std::to_string(n);
+  return out;
+}
+
 // Adds a picture with its own anchor, listed as a part of the section.
 void add_picture(SectionBody& body, std::ostringstream& out, const std::string& id, const std::string& title,
                  const std::string& picture) {
-  out << "<div class=\"grid\" id=\"" << id << "\">" << picture << "</div>";
-  body.parts.push_back({id, title});
+  const std::string anchored = unused(body, id);
+  out << "<div class=\"grid\" id=\"" << anchored << "\">" << picture << "</div>";
+  body.parts.push_back({anchored, title});
 }
 
 void run_analysis(const RunInfo& r, const HeadAnalysis& a, SectionBody& body) {
-  const std::string metric = headline_metric(a.baseline), run = "heads-" + anchor(r.id);
+  const std::string metric = headline_metric(a.baseline), run = unused(body, "heads-" + anchor(r.id));
+  body.parts.push_back({run, r.id});
   std::ostringstream out;
   out << "<h3 id=\"" << run << "\">" << svg::escape(r.id) << "</h3>\n<p class=\"muted\">" << svg::escape(metric)
       << " of the model: " << format_number(a.baseline.at(metric)) << "; a head switched off became "
@@ -83,28 +96,28 @@ void run_analysis(const RunInfo& r, const HeadAnalysis& a, SectionBody& body) {
 // The detector grids of one sweep point: per map, each detector's mean over the point's runs.
 void point_detectors(const std::string& label, const std::vector<std::vector<MapMetrics>>& runs, SectionBody& body) {
   std::map<std::string, HeadGrid> grids;  // map -> detector -> sums per head, then means
-  std::map<std::string, std::size_t> counted;
+  std::map<std::pair<std::string, std::string>, std::size_t> counted;  // (map, detector) -> runs
   for (const std::vector<MapMetrics>& metrics : runs)
     for (const MapMetrics& m : metrics) {
       HeadGrid& g = grids[m.map];
       g.map = m.map, g.layers = m.layers, g.heads = m.heads;
-      ++counted[m.map];
       for (const std::string& d : detector_names)
         if (m.values.count(d) && m.values.at(d).size() == m.layers * m.heads) {
           std::vector<double>& sum = g.values[d];
           sum.resize(m.layers * m.heads, 0.0);
           for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += m.values.at(d)[i];
+          ++counted[{m.map, d}];
         }
     }
   std::ostringstream out;
   for (auto& [map, g] : grids) {
     if (g.values.empty()) continue;
-    const std::string id = "detectors-" + anchor(label) + "-" + anchor(map);
+    const std::string id = unused(body, "detectors-" + anchor(label) + "-" + anchor(map));
     out << "<h3 id=\"" << id << "\">" << svg::escape(label) << " &middot; " << svg::escape(map) << "</h3>\n<div class=\"pictures\">";
     body.parts.push_back({id, label + ": " + map});
     for (const std::string& d : detector_names) {
       if (!g.values.count(d)) continue;
-      for (double& v : g.values[d]) v /= static_cast<double>(counted[map]);
+      for (double& v : g.values[d]) v /= static_cast<double>(counted[{map, d}]);
       out << "<div class=\"grid\">" << grid_heatmap(g, d, map + ": " + d, std::make_pair(0.0, 1.0)) << "</div>";
     }
     out << "</div>\n";

@@ -152,6 +152,9 @@ std::unique_ptr<RebuiltModel> relevance_source(const Arguments& a, const Results
     if (a.has("--plugin")) throw UsageError("--plugin loads a run's plugins to rebuild its model, which only --rollout gradient does: remove it");
     return nullptr;
   }
+  if (a.has("--probe"))  // (refused before the model is rebuilt; draw_attention refuses the rest)
+    throw UsageError("--rollout gradient explains a recorded example (--example N): the log-likelihood of the model's prediction "
+                     "is taken on the probe set, which typed probes are not part of");
   auto rebuilt = std::make_unique<RebuiltModel>();
   rebuilt->parts = rebuilt_run(f, run, a, rebuilt->registries, rebuilt->plan);
   Model* model = rebuilt->parts->model.get();
@@ -169,10 +172,11 @@ std::unique_ptr<RebuiltModel> relevance_source(const Arguments& a, const Results
 void refuse_options_of_other_pictures(const Arguments& a) {
   const std::string kind = a.flag("--attention") ? "--attention" : a.flag("--curves") ? "--curves" : "--fit";
   const std::map<std::string, std::set<std::string>> reads = {
-      {"--attention", {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale", "--rollout", "--flow"}},
+      {"--attention", {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale", "--rollout", "--flow", "--plugin"}},
       {"--curves", {"--metric"}},
       {"--fit", {}}};
-  for (const std::string option : {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale", "--metric", "--rollout", "--flow"})
+  for (const std::string option :
+       {"--example", "--probe", "--map", "--layer", "--head", "--average", "--own-scale", "--metric", "--rollout", "--flow", "--plugin"})
     if ((a.has(option) || a.flag(option)) && !reads.at(kind).count(option))
       throw UsageError(option + " does not apply to " + kind + " (it is an option of " +
                        (reads.at("--curves").count(option) ? "--curves" : "--attention") + "): remove it");
@@ -210,7 +214,7 @@ int plot(const std::vector<std::string>& args) {
     view.own_scale = a.flag("--own-scale");
     if (view.average && view.head) throw UsageError("--head and --average exclude each other: one head, or the mean over heads");
     composition(a, view);
-    const auto rebuilt = relevance_source(a, f, runs.at(0), view);
+    const auto rebuilt = relevance_source(a, f, runs.at(0), view);  // (the model view.relevance reads: it outlives the drawing)
     svg = attention_picture(f, runs.at(0), view);
     what = (view.composed.empty() ? "attention" : view.composed) + (view.map.empty() ? "" : "-" + view.map);
   } else if (a.flag("--curves")) {
@@ -268,7 +272,7 @@ Command plot_command() {
           "    --rollout mean|max|min  a self-attention map composed over its layers (Abnar & Zuidema 2020):\n"
           "                      the heads fused, the residual added, the layers multiplied\n"
           "    --rollout gradient      Chefer et al. 2021: each layer's heads weighed by dy/dA * A (y: the\n"
-          "                      log-likelihood of the example's targets); rebuilds the run's model\n"
+          "                      log-likelihood of the model's own prediction); rebuilds the run's model\n"
           "                      (--plugin PATH for plugins the spec does not name)\n"
           "    --flow mean|max|min     the same as a maximum flow through the layers (up to 64 positions)\n"
           "  --curves          per-epoch metrics of several runs overlaid\n"

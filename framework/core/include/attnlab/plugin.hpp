@@ -40,7 +40,8 @@
 // 11: AttentionMode::traits() (ModeTraits: keys from the query source or the key source);
 //    gates on attention heads (HeadGates, AttentionConfig::site, Model::head_gates) and
 //    Model::evaluation_loss / evaluation_size (ablation and head importance).
-// 12: Model::probe_loss and HeadGates watching attention weights (gradient-weighted rollout).
+// 12: Model::prediction_loss and HeadGates watching attention weights (gradient-weighted rollout);
+//    graph_recording().
 #define ATTNLAB_PLUGIN_API_VERSION 12
 
 namespace attn {

@@ -43,7 +43,11 @@ void HeadGates::watch_weights(bool on) {
 }
 
 Var HeadGates::watch(std::size_t site, const Var& weights) {
-  if (!watching_) return weights;
+  if (!watching_ || !graph_recording()) return weights;  // (decoding under NoGrad is not the pass explained)
+  if (watched_.at(site).defined())
+    throw std::invalid_argument("map '" + sites_[site].map + "' layer " + std::to_string(sites_[site].layer) +
+                                " is called more than once in the pass explained (a recurrent decoder's attention, once per step): "
+                                "the relevance of its weights would mix its calls");
   Tensor ones = xt::ones<float>(weights.shape());
   Var gate = leaf(std::move(ones));
   watched_.at(site) = gate;

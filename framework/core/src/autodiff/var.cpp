@@ -64,6 +64,7 @@ thread_local bool recording = true;  // false while a NoGrad lives on this threa
 }  // namespace
 
 NoGrad::NoGrad() : previous_(recording) { recording = false; }
+bool graph_recording() { return recording; }
 NoGrad::~NoGrad() { recording = previous_; }
 
 Var graph_node(Tensor value, std::vector<Var> parents, std::function<void(Node&)> backward) {

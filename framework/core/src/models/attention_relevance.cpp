@@ -27,7 +27,7 @@ Tensor attention_relevance(Model& model, std::size_t example, const std::string&
   if (sites.empty()) throw std::invalid_argument("the model has no attention layer of map '" + map + "'");
   std::sort(sites.begin(), sites.end(), [&](std::size_t a, std::size_t b) { return g.sites()[a].layer < g.sites()[b].layer; });
   const Watching watching(g);
-  const LossResult r = model.probe_loss({example});
+  const LossResult r = model.prediction_loss({example});
   (0.0f - r.loss).backward();  // y = -L
   Tensor out;
   for (std::size_t l = 0; l < sites.size(); ++l) {
@@ -37,8 +37,7 @@ Tensor attention_relevance(Model& model, std::size_t example, const std::string&
     const std::size_t size = gate.dim(0) * gate.dim(1) * gate.dim(2);
     if (l == 0) out = xt::zeros<float>({sites.size(), gate.dim(0), gate.dim(1), gate.dim(2)});
     if (size * sites.size() != out.size()) throw std::logic_error("the layers of map '" + map + "' have weights of different shapes");
-    if (gate.grad().size() == size)  // (no gradient: the weights did not reach y, a relevance of 0)
-      std::copy(gate.grad().begin(), gate.grad().end(), out.begin() + static_cast<std::ptrdiff_t>(l * size));
+    std::copy(gate.grad().begin(), gate.grad().end(), out.begin() + static_cast<std::ptrdiff_t>(l * size));  // (zeros: y never reached them)
   }
   return out;
 }

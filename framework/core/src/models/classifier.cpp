@@ -98,10 +98,15 @@ LossResult Classifier::loss(const std::vector<std::size_t>& batch, const Trainin
 
 LossResult Classifier::evaluation_loss(const std::vector<std::size_t>& rows) { return split_loss(eval_split(), rows); }
 
-LossResult Classifier::probe_loss(const std::vector<std::size_t>& examples) { return split_loss(probe_split(data_), examples); }
+LossResult Classifier::prediction_loss(const std::vector<std::size_t>& examples) {
+  return split_loss(probe_split(data_), examples, true);
+}
 
-LossResult Classifier::split_loss(const VectorSplit& split, const std::vector<std::size_t>& rows) {
-  const Labelled items = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
+LossResult Classifier::split_loss(const VectorSplit& split, const std::vector<std::size_t>& rows, bool predicted) {
+  Labelled items = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
+  const std::size_t classes = items.logits.dim(1);
+  if (predicted)
+    for (std::size_t i = 0; i < items.labels.size(); ++i) items.labels(i) = static_cast<int>(argmax(items.logits.value().data() + i * classes, classes));
   std::vector<double> per_row(rows.size(), 0.0);
   for (const std::size_t i : items.input) per_row[i] += 1.0;
   Tensor share = Tensor::from_shape({items.input.size()});  // 1 / (the items of the item's row)

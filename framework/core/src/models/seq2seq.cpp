@@ -31,13 +31,24 @@
 namespace attn {
 namespace {
 
-// The attention's scoring function or normalizer: `<key>`, the key every model takes (so one
-// sweep can cross models), or `attention.<key>`; not both.
+// Where `options` mentions plugin `key`: the key itself or one of its `key`_options.*; "" if not.
+std::string mention(const Options& options, const std::string& key) {
+  if (options.has(key)) return key;
+  for (const std::string& k : options.keys())
+    if (k.rfind(key + "_options.", 0) == 0) return k;
+  return "";
+}
+
+// The attention's scoring function or normalizer with its options: at the model's level (`<key>`,
+// `<key>_options.*`: the keys every model takes, so one sweep can cross models) or under
+// `attention.`; not in both places.
 PluginChoice attention_plugin(const Options& model, const Options& attention, const std::string& key, const std::string& fallback) {
-  if (model.has(key) && attention.has(key))
-    throw SpecError(model.where(key), "'" + key + "' and 'attention." + key + "' both name the attention's " + key +
-                                          "; keep one ('" + key + "', the key every model takes, or 'attention." + key + "')");
-  return plugin_choice(model.has(key) ? model : attention, key, fallback);
+  const std::string here = mention(model, key), there = mention(attention, key);
+  if (!here.empty() && !there.empty())
+    throw SpecError(model.key_where(here), "'" + here + "' and 'attention." + there + "' both configure the attention's " + key +
+                                               "; keep one place ('" + key + "' and its options, the keys every model takes, or 'attention." +
+                                               key + "')");
+  return plugin_choice(here.empty() ? attention : model, key, fallback);
 }
 
 struct Seq2SeqState final : DecoderState {
@@ -107,9 +118,9 @@ class Seq2Seq final : public SequenceModel {
       throw SpecError(att.key_where(att.keys()[0]), "'attention: none' turns attention off, so 'attention." + att.keys()[0] +
                                                           "' would be ignored; remove one of them");
     for (const char* key : {"scoring", "normalizer"})
-      if (!attention_ && a.options.has(key))
-        throw SpecError(a.options.where(key), std::string("'attention: none' turns attention off, so '") + key +
-                                                  "' would be ignored; remove one of them");
+      if (const std::string given = mention(a.options, key); !attention_ && !given.empty())
+        throw SpecError(a.options.key_where(given), "'attention: none' turns attention off, so '" + given +
+                                                        "' would be ignored; remove one of them");
     if (attention_) {
       heads_ = att.get<std::size_t>("heads", 1, 1, 256);
       AttentionConfig c;

@@ -135,16 +135,35 @@ LossResult SequenceModel::loss(const std::vector<std::size_t>& batch, const Trai
 
 LossResult SequenceModel::evaluation_loss(const std::vector<std::size_t>& rows) { return split_loss(eval_split(), rows); }
 
-LossResult SequenceModel::probe_loss(const std::vector<std::size_t>& examples) { return split_loss(probe_split(data_), examples); }
+// The targets are the greedy decoding of each example, then <eos> (the maps recorded of it are
+// of the same positions: <bos> and the prediction in, the prediction and <eos> out).
+LossResult SequenceModel::prediction_loss(const std::vector<std::size_t>& examples) {
+  const SequenceSplit& split = probe_split(data_);
+  const VectorBatch src = source_rows(split, examples);
+  const std::size_t steps = split.tgt.shape()[1];
+  IntTensor tgt = xt::zeros<int>({examples.size(), steps}), tgt_lens = xt::zeros<int>({examples.size()});
+  const std::vector<Translation> decoded = greedy(src, steps);
+  for (std::size_t b = 0; b < examples.size(); ++b) {
+    std::vector<int> tokens = decoded[b].tokens;
+    tokens.push_back(Vocab::eos);
+    tokens.resize(std::min(tokens.size(), steps));
+    std::copy(tokens.begin(), tokens.end(), tgt.data() + b * steps);
+    tgt_lens(b) = static_cast<int>(tokens.size());
+  }
+  return teacher_forced_loss(src, tgt, tgt_lens);
+}
 
 LossResult SequenceModel::split_loss(const SequenceSplit& split, const std::vector<std::size_t>& rows) {
-  const VectorBatch src = source_rows(split, rows);
-  const IntTensor tgt = take_rows(split.tgt, rows), tgt_lens = take_rows(split.tgt_lens, rows);
+  return teacher_forced_loss(source_rows(split, rows), take_rows(split.tgt, rows), take_rows(split.tgt_lens, rows));
+}
+
+LossResult SequenceModel::teacher_forced_loss(const VectorBatch& src, const IntTensor& tgt, const IntTensor& tgt_lens) {
+  const std::size_t batch = tgt.shape()[0];
   const Var logits = forward(src, decoder_inputs(tgt), ForwardContext::evaluation());
   const Var per_sequence = masked_cross_entropy(logits, tgt, tgt_lens);  // [B]: sum_t ce / T
   const float steps = static_cast<float>(tgt.shape()[1]);
-  Tensor per_token = Tensor::from_shape({rows.size()});  // T / len_b: the row's mean over its tokens
-  for (std::size_t b = 0; b < rows.size(); ++b) per_token(b) = steps / static_cast<float>(std::max(tgt_lens(b), 1));
+  Tensor per_token = Tensor::from_shape({batch});  // T / len_b: the row's mean over its tokens
+  for (std::size_t b = 0; b < batch; ++b) per_token(b) = steps / static_cast<float>(std::max(tgt_lens(b), 1));
   LossResult r;
   r.loss = sum(per_sequence * constant(std::move(per_token)));
   r.sum = static_cast<double>(sum(per_sequence).item()) * steps;

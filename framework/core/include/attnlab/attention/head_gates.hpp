@@ -66,8 +66,10 @@ class HeadGates {
   Var apply(std::size_t site, const Var& heads_out);
 
   // Watching the weights (see above): while on, each site's layer passes its weights through
-  // watch(), which keeps the site's gate G of this call; watched() holds them per site
-  // (undefined for a site not called since watching began).
+  // watch(), which keeps the site's gate G of this call (a call under NoGrad is passed by;
+  // a second call of a site is std::invalid_argument); watched() holds them per site
+  // (undefined for a site not called since watching began). One thread watches at a time:
+  // a model runs its pass on one thread.
   void watch_weights(bool on);
   bool watching_weights() const { return watching_; }
   Var watch(std::size_t site, const Var& weights);

@@ -92,6 +92,9 @@ class NoGrad {
   bool previous_;
 };
 
+// Whether the graph records on this thread (no NoGrad alive).
+bool graph_recording();
+
 // A leaf that takes no gradient (data, masks, targets).
 Var constant(Tensor value);
 // A leaf that takes a gradient (parameters, or inputs under a gradient check).

@@ -2,9 +2,11 @@
 // (Chefer et al. 2021; attention_rollout.hpp). For probe example `example` and every layer and
 // head of map `map`:
 //   G = dy/dA ⊙ A       A: the head's weights [n_q, n_k];  y = -L, the model's log-likelihood
-//                       of the example's targets (its label, its tags, its next tokens)
-// (Chefer et al. explain one class's logit; the log-likelihood explains what the model was
-// trained to predict, for every model alike.) The weights are watched through the model's head
+//                       of its own prediction (its class, its tags, its next tokens, its greedy
+//                       decoding: Model::prediction_loss)
+// (Chefer et al. explain the predicted class's logit; its log-probability is the same for every
+// kind of model.) A layer the pass calls more than once (a recurrent decoder's attention, once
+// per step) is refused: its calls would mix. The weights are watched through the model's head
 // gates (head_gates.hpp): A ⊙ 1 passes the same values on, and the gradient of the 1s is G.
 #pragma once
 

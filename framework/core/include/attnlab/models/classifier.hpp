@@ -28,7 +28,7 @@ class Classifier : public Model {
   Metrics evaluate(bool full) override;
   std::size_t evaluation_size() const override { return eval_split().size(); }
   LossResult evaluation_loss(const std::vector<std::size_t>& rows) override;
-  LossResult probe_loss(const std::vector<std::size_t>& examples) override;
+  LossResult prediction_loss(const std::vector<std::size_t>& examples) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
   // "confusion": the last evaluation's confusion matrix [classes, classes] (true, predicted);
   // for grey images, "probe_images" [k, H, W]: the probe set's images as the model saw them;
@@ -64,8 +64,9 @@ class Classifier : public Model {
 
  private:
   const VectorSplit& eval_split() const { return data_.valid.size() ? data_.valid : data_.train; }
-  // Sum over `rows` of `split` of the mean cross-entropy of each row's labelled items.
-  LossResult split_loss(const VectorSplit& split, const std::vector<std::size_t>& rows);
+  // Sum over `rows` of `split` of the mean cross-entropy of each row's labelled items (with
+  // `predicted`: against the model's own argmax instead of the labels).
+  LossResult split_loss(const VectorSplit& split, const std::vector<std::size_t>& rows, bool predicted = false);
   Tensor confusion_;  // [classes, classes] of the last evaluation (none beyond max_class_breakdown)
   bool evaluated_ = false;
   bool per_class_;

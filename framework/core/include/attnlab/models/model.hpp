@@ -83,11 +83,13 @@ class Model {
     (void)rows;
     throw std::logic_error("this model has no loss on evaluation examples");
   }
-  // The same loss on examples of the probe set (the examples a run records and draws), for
-  // gradient-weighted rollout (attention_relevance.hpp).
-  virtual LossResult probe_loss(const std::vector<std::size_t>& examples) {
+  // The same loss on examples of the probe set (the examples a run records and draws) with the
+  // model's own predictions as their targets (its class, its tags, its next tokens; greedy
+  // decoding for a model that decodes): what gradient-weighted rollout explains
+  // (attention_relevance.hpp).
+  virtual LossResult prediction_loss(const std::vector<std::size_t>& examples) {
     (void)examples;
-    throw std::logic_error("this model has no loss on probe examples");
+    throw std::logic_error("this model has no loss of its own predictions");
   }
   // Attention maps of evaluation examples (decoded with greedy search for sequence models).
   virtual std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) = 0;

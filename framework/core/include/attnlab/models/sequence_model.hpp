@@ -70,7 +70,7 @@ class SequenceModel : public Model {
   Metrics evaluate_probe() override;
   std::size_t evaluation_size() const override { return eval_split().size(); }
   LossResult evaluation_loss(const std::vector<std::size_t>& rows) override;
-  LossResult probe_loss(const std::vector<std::size_t>& examples) override;
+  LossResult prediction_loss(const std::vector<std::size_t>& examples) override;
   std::vector<ExampleAttention> record_attention(const std::vector<std::size_t>& examples) override;
 
   // Greedy decoding of a batch of sources (one Translation per row).
@@ -103,6 +103,8 @@ class SequenceModel : public Model {
   std::string eval_prefix() const;
   // Sum over `rows` of `split` of each row's mean token cross-entropy (teacher-forced).
   LossResult split_loss(const SequenceSplit& split, const std::vector<std::size_t>& rows);
+  // The same for sources `src` and targets `tgt` [B, T] of lengths `tgt_lens`.
+  LossResult teacher_forced_loss(const VectorBatch& src, const IntTensor& tgt, const IntTensor& tgt_lens);
   // Loss, perplexity and token accuracy of `split` (teacher-forced); with `full`, exact match and
   // BLEU of greedy decoding too; each named `prefix` + metric.
   Metrics evaluate_split(const SequenceSplit& split, const std::string& prefix, bool full);
