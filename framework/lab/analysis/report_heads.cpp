@@ -14,9 +14,6 @@
 namespace attn {
 namespace {
 
-// The detectors of docs/concepts/what-attention-computes.md, in the order the section shows them.
-const std::vector<std::string> detector_names = {"diagonal", "previous_token", "first_token", "induction"};
-
 // One grid's metric as a heatmap, rows the layers, columns the heads. Its colour scale is
 // [low, high] when given, else it spans the grid's values and 0 (changes are mostly negative).
 std::string grid_heatmap(const HeadGrid& g, const std::string& metric, const std::string& title,
@@ -101,11 +98,11 @@ void point_detectors(const std::string& label, const std::vector<std::vector<Map
     for (const MapMetrics& m : metrics) {
       HeadGrid& g = grids[m.map];
       g.map = m.map, g.layers = m.layers, g.heads = m.heads;
-      for (const std::string& d : detector_names)
-        if (m.values.count(d) && m.values.at(d).size() == m.layers * m.heads) {
+      for (const auto& [d, values] : m.values)
+        if (is_head_detector(d) && values.size() == m.layers * m.heads) {
           std::vector<double>& sum = g.values[d];
           sum.resize(m.layers * m.heads, 0.0);
-          for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += m.values.at(d)[i];
+          for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += values[i];
           ++counted[{m.map, d}];
         }
     }
@@ -115,9 +112,8 @@ void point_detectors(const std::string& label, const std::vector<std::vector<Map
     const std::string id = unused(body, "detectors-" + anchor(label) + "-" + anchor(map));
     out << "<h3 id=\"" << id << "\">" << svg::escape(label) << " &middot; " << svg::escape(map) << "</h3>\n<div class=\"pictures\">";
     body.parts.push_back({id, label + ": " + map});
-    for (const std::string& d : detector_names) {
-      if (!g.values.count(d)) continue;
-      for (double& v : g.values[d]) v /= static_cast<double>(counted[{map, d}]);
+    for (auto& [d, values] : g.values) {
+      for (double& v : values) v /= static_cast<double>(counted[{map, d}]);
       out << "<div class=\"grid\">" << grid_heatmap(g, d, map + ": " + d, std::make_pair(0.0, 1.0)) << "</div>";
     }
     out << "</div>\n";
