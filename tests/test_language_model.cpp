@@ -161,6 +161,24 @@ TEST_CASE("language_model: the tied head reads the embedding; an untied one has 
   CHECK_THAT(refused({{"positional", "rotary"}}), Catch::Contains("unknown positional scheme 'rotary'") && Catch::Contains("known: alibi, learned, none, rope, sinusoidal, t5_bias"));
 }
 
+TEST_CASE("language_model init: pytorch draws the attention's projections as nn.Linear does, U(±1/sqrt(fan_in))", "[models][language]") {
+  const Data data = load_text({{"num_steps", "12"}, {"num_train", "64"}, {"num_valid", "8"}});
+  ParamStore xavier, pytorch;
+  language_model(data, {{"d_model", "128"}, {"heads", "4"}}, xavier);
+  language_model(data, {{"d_model", "128"}, {"heads", "4"}, {"init", "pytorch"}}, pytorch);
+  const auto largest = [](const ParamStore& s, const std::string& name) { return static_cast<double>(xt::amax(xt::abs(s.get(name).value()))()); };
+  // 128 x 128: PyTorch's bound 1/sqrt(128) = 0.0884; Xavier's sqrt(6/256) = 0.153. Of 16384
+  // draws the largest lies within 0.1% of its bound.
+  for (const std::string w : {"block0.attention.W_q.W", "block0.attention.W_k.W", "block0.attention.W_v.W", "block1.attention.W_o.W"}) {
+    INFO(w);
+    CHECK(largest(pytorch, w) <= 1.0 / std::sqrt(128.0));
+    CHECK(largest(pytorch, w) > 0.99 / std::sqrt(128.0));
+    CHECK(largest(xavier, w) > 0.99 * std::sqrt(6.0 / 256.0));
+  }
+  ParamStore s;
+  CHECK_THROWS_WITH(language_model(data, {{"init", "kaiming"}}, s), Catch::Contains("option 'init' must be one of 'xavier', 'pytorch'"));
+}
+
 TEST_CASE("language_model learns The Time Machine: perplexity and bits per character in the history", "[models][language]") {
   test::TempDir dir("attnlab-lm");
   std::ofstream(dir / "lm.yaml") << "name: lm\ndataset:\n  name: text_corpus\n  path: " << test::source_root

@@ -1,5 +1,6 @@
 #include "attnlab/attention/multi_head.hpp"
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -15,6 +16,11 @@ MultiHead checked(MultiHead c) {
     throw std::invalid_argument("grouped-query attention: kv_heads (" + std::to_string(c.kv_heads) + ") must divide heads (" +
                                 std::to_string(c.heads) + "), each key/value head serving as many query heads");
   return c;
+}
+
+// A projection's initial weights (MultiHead::pytorch_init), for an input of fan_in features.
+Init projection_init(const MultiHead& c, std::size_t fan_in) {
+  return c.pytorch_init ? Init::uniform(1.0f / std::sqrt(static_cast<float>(fan_in))) : Init::xavier_uniform();
 }
 
 // x [W_1 | W_2 | ...] (+ [b_1 | b_2 | ...]): several projections of one source as one product,
@@ -34,10 +40,10 @@ Var project_together(const Var& x, const std::vector<const Linear*>& projections
 HeadProjections::HeadProjections(const ParamScope& scope, const MultiHead& config, std::size_t query_dim,
                                  std::size_t key_dim, std::size_t value_dim)
     : config_(checked(config)),
-      w_q_(scope.child("W_q"), query_dim, config.hidden, config.bias),
-      w_k_(scope.child("W_k"), key_dim, config_.kv_heads * head_dim(), config.bias),
-      w_v_(scope.child("W_v"), value_dim, config_.kv_heads * head_dim(), config.bias),
-      w_o_(scope.child("W_o"), config.hidden, config.hidden, config.bias) {}
+      w_q_(scope.child("W_q"), query_dim, config.hidden, config.bias, projection_init(config, query_dim)),
+      w_k_(scope.child("W_k"), key_dim, config_.kv_heads * head_dim(), config.bias, projection_init(config, key_dim)),
+      w_v_(scope.child("W_v"), value_dim, config_.kv_heads * head_dim(), config.bias, projection_init(config, value_dim)),
+      w_o_(scope.child("W_o"), config.hidden, config.hidden, config.bias, projection_init(config, config.hidden)) {}
 
 // Sources that are one sequence are projected by one product: Q, K, V of self-attention
 // (x [W_q | W_k | W_v]), or K, V of attention over a memory (m [W_k | W_v]).

@@ -15,7 +15,8 @@
 // Sampling text (text_generator.hpp) runs each block on the newest position only, its causal
 // attention reading the earlier ones from a key/value cache.
 // Options: d_model, heads, kv_heads (grouped-query attention: multi_head.hpp), layers, block,
-// mlp_hidden, dropout, positional, positional_options.*, max_len, tied, scoring, normalizer.
+// mlp_hidden, dropout, positional, positional_options.*, max_len, tied, scoring, normalizer,
+// init (xavier, or pytorch: the attention's projections as PyTorch's nn.Linear draws them).
 #include <cmath>
 
 #include "attnlab/attention/positions.hpp"
@@ -44,6 +45,7 @@ PreNormConfig lm_config(const Options& o) {
     throw SpecError(o.where("heads"), "option 'd_model' (" + std::to_string(c.d_model) + ") must be a multiple of 'heads' (" +
                                           std::to_string(c.heads) + ")");
   c.kv_heads = kv_heads_option(o, c.heads);
+  c.pytorch_init = option_choice(o, "init", "xavier", {"xavier", "pytorch"}) == "pytorch";
   return c;
 }
 

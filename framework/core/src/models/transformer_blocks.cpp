@@ -32,7 +32,7 @@ AttentionConfig pre_norm_attention(const PreNormConfig& c) {
   a.scoring = c.scoring;
   a.normalizer = c.normalizer;
   a.dropout = c.dropout;
-  a.multi_head = MultiHead{c.heads, c.d_model, false, c.kv_heads};
+  a.multi_head = MultiHead{c.heads, c.d_model, false, c.kv_heads, c.pytorch_init};
   a.positions = c.positions;
   a.site = c.site;
   return a;

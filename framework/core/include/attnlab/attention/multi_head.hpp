@@ -24,6 +24,10 @@ struct MultiHead {
   std::size_t hidden = 256;  // all heads together; a multiple of heads
   bool bias = false;         // biases on W_q, W_k, W_v, W_o
   std::size_t kv_heads = 0;  // heads of the keys and values (grouped-query); 0: as many as heads
+  // The projections' initial weights: Xavier-uniform, U(±sqrt(6 / (fan_in + fan_out))); or
+  // PyTorch's nn.Linear default for weights, U(±1 / sqrt(fan_in)), as in d2l-neu's models (the
+  // biases start at 0 either way).
+  bool pytorch_init = false;
 };
 
 class HeadProjections {

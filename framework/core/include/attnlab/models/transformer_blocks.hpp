@@ -124,6 +124,7 @@ struct PreNormConfig {
   bool causal = false;
   std::shared_ptr<const CheckedPositional> positions;  // in every self-attention (rope, alibi, t5_bias)
   SiteTag site;  // the attention's site (map, layer; head_gates.hpp)
+  bool pytorch_init = false;  // the attention's projections as PyTorch initialises them (MultiHead)
 };
 
 class PreNormBlock {
