@@ -72,6 +72,7 @@ TEST_CASE("plot --rollout (mean, max, min, gradient) and --flow draw a self-atte
   const auto rollout = attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --rollout mean -o " + (dir / "r.svg"));
   REQUIRE(rollout.status == 0);
   CHECK_THAT(attn::test::read_text(dir / "r.svg"), Catch::Contains("decoder_self rollout over 2 layers, heads") && Catch::Contains("mean, with the residual"));
+  CHECK_THAT(attn::test::read_text(dir / "r.svg"), Catch::Contains("class=\"token-lines\"") && Catch::Contains("<line"));  // text: as token lines too
   REQUIRE(attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --flow max -o " + (dir / "f.svg")).status == 0);
   CHECK_THAT(attn::test::read_text(dir / "f.svg"), Catch::Contains("decoder_self flow over 2 layers"));
   REQUIRE(attn::test::command_output(attn::test::attnlab_exe + " plot " + lm + " --attention --rollout gradient -o " + (dir / "g.svg")).status == 0);

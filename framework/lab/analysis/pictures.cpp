@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <tuple>
 
 #include <xtensor/xview.hpp>
@@ -127,6 +128,31 @@ AttentionMap composed(const AttentionMap& m, AttentionView& view, std::size_t ex
   }
   out.weights.reshape({1, 1, s[2], s[3]});
   return out;
+}
+
+// A composed map over text as token lines (BertViz's view): queries on the left, keys on the
+// right, a line from each query to each key of weight >= 0.01, its opacity and width the weight.
+std::string token_lines(const AttentionMap& m) {
+  const std::vector<std::size_t> rows = unpadded(m.weights.shape()[2], m.queries), columns = unpadded(m.weights.shape()[3], m.keys);
+  const double step = 16, qx = 130, kx = 290, height = 50 + step * static_cast<double>(std::max(rows.size(), columns.size()));
+  const auto label = [](const std::vector<std::string>& names, std::size_t i) { return i < names.size() ? names[i] : std::to_string(i); };
+  std::ostringstream b;
+  b << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"token-lines\" width=\"420\" height=\"" << height << "\" viewBox=\"0 0 420 "
+    << height << "\">\n<rect width=\"420\" height=\"" << height << "\" fill=\"white\"/>\n<text x=\"10\" y=\"18\" font-size=\"12\" "
+    << "font-family=\"DejaVu Sans\">as token lines: width and opacity = weight</text>\n";
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < columns.size(); ++j)
+      if (const double w = m.weights(0, 0, rows[i], columns[j]); w >= 0.01)
+        b << "<line x1=\"" << qx + 4 << "\" y1=\"" << 36 + step * i << "\" x2=\"" << kx - 4 << "\" y2=\"" << 36 + step * j
+          << "\" stroke=\"#2171b5\" stroke-opacity=\"" << w << "\" stroke-width=\"" << 0.5 + 4 * w << "\"/>\n";
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    b << "<text x=\"" << qx << "\" y=\"" << 40 + step * i << "\" text-anchor=\"end\" font-size=\"11\" font-family=\"DejaVu Sans\">"
+      << svg::escape(label(m.queries, rows[i])) << "</text>\n";
+  for (std::size_t j = 0; j < columns.size(); ++j)
+    b << "<text x=\"" << kx << "\" y=\"" << 40 + step * j << "\" font-size=\"11\" font-family=\"DejaVu Sans\">"
+      << svg::escape(label(m.keys, columns[j])) << "</text>\n";
+  b << "</svg>\n";
+  return b.str();
 }
 
 // The heatmaps of one map the view selects; widens heads_in_row to the heads shown side by side.
@@ -259,6 +285,7 @@ std::string draw_attention(const ExampleToDraw& e, const AttentionView& view) {
     }
     if (!adjacency) {
       map_pictures(m, shown, pictures, heads_in_row);
+      if (!view.composed.empty()) pictures.push_back(token_lines(m)), heads_in_row = 2;
       continue;
     }
     if (adjacency->shape()[0] != adjacency->shape()[1] || adjacency->shape()[0] != m.weights.shape()[2] || m.weights.shape()[2] != m.weights.shape()[3])
