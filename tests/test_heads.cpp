@@ -22,12 +22,8 @@ using attn::test::reverse_task;
 namespace {
 
 std::shared_ptr<Model> small_transformer(const Data& data, ParamStore& store) {
-  Rng rng(7);
-  Options o;
-  for (const auto& [key, v] : std::vector<std::pair<std::string, std::string>>{
-           {"d_model", "16"}, {"ffn_hidden", "32"}, {"heads", "4"}, {"layers", "1"}, {"dropout", "0"}})
-    o.set(key, v);
-  return builtins().models.create("transformer", ModelArgs{builtins(), ParamScope(store, rng), o, data});
+  return attn::test::built_model("transformer", data, store,
+                                 {{"d_model", "16"}, {"ffn_hidden", "32"}, {"heads", "4"}, {"layers", "1"}, {"dropout", "0"}}, 7);
 }
 
 // Head `head`'s share of W_o (its rows of the merged heads' projection) set to 0.

@@ -20,12 +20,8 @@ using attn::test::reverse_task;
 namespace {
 
 std::shared_ptr<Model> two_layer_transformer(const Data& data, ParamStore& store) {
-  Rng rng(11);
-  Options o;
-  for (const auto& [key, v] : std::vector<std::pair<std::string, std::string>>{
-           {"d_model", "16"}, {"ffn_hidden", "32"}, {"heads", "2"}, {"layers", "2"}, {"dropout", "0"}})
-    o.set(key, v);
-  return builtins().models.create("transformer", ModelArgs{builtins(), ParamScope(store, rng), o, data});
+  return attn::test::built_model("transformer", data, store,
+                                 {{"d_model", "16"}, {"ffn_hidden", "32"}, {"heads", "2"}, {"layers", "2"}, {"dropout", "0"}}, 11);
 }
 
 // dy/dxi of probe example 0, y = -L, for a gate xi of 1s on the heads of `site`.
@@ -98,10 +94,7 @@ TEST_CASE("relevance: 0 where the causal mask puts no weight; gradient rollout's
 TEST_CASE("relevance: a recurrent decoder's attention, called once per step, is refused, and watching ends", "[relevance]") {
   const Data data = reverse_task(100);
   ParamStore store;
-  Rng rng(5);
-  Options o;
-  o.set("embed", "8"), o.set("hidden", "8");
-  auto model = builtins().models.create("seq2seq", ModelArgs{builtins(), ParamScope(store, rng), o, data});
+  auto model = attn::test::built_model("seq2seq", data, store, {{"embed", "8"}, {"hidden", "8"}}, 5);
   CHECK_THROWS_WITH(attention_relevance(*model, 0, "cross"), Catch::Contains("called more than once in the pass explained"));
   CHECK_FALSE(model->head_gates().watching_weights());
 }

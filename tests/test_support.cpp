@@ -34,6 +34,14 @@ Tensor randn(const Shape& shape, std::uint64_t seed, float min_abs) {
   return t;
 }
 
+std::shared_ptr<Model> built_model(const std::string& name, const Data& data, ParamStore& store,
+                                   const std::vector<std::pair<std::string, std::string>>& options, std::uint64_t seed) {
+  Rng rng(seed);
+  Options o;
+  for (const auto& [key, v] : options) o.set(key, v);
+  return builtins().models.create(name, ModelArgs{builtins(), ParamScope(store, rng), o, data});
+}
+
 Data reverse_task(std::size_t num_train) {
   Options o;
   o.set("task", "reverse");

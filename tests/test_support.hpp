@@ -37,6 +37,11 @@ Tensor randn(const Shape& shape, std::uint64_t seed, float min_abs = 0.0f);
 // The reverse task (digit strings of length 1..5, num_steps 7, 50 validation pairs), drawn with seed 4.
 Data reverse_task(std::size_t num_train);
 
+// A built-in model of `name` over `data` with `options` (key, value), its parameters drawn with
+// `seed` into `store`.
+std::shared_ptr<Model> built_model(const std::string& name, const Data& data, ParamStore& store,
+                                   const std::vector<std::pair<std::string, std::string>>& options, std::uint64_t seed);
+
 // What a shell command prints on standard output, and its exit status.
 struct CommandOutput {
   std::string text;
