@@ -7,7 +7,10 @@
 #include <map>
 #include <string>
 
+#include <tbb/task_arena.h>
+
 #include "attnlab/tensor.hpp"
+#include "lab/runner/chunk_scheduler.hpp"
 #include "workloads.hpp"
 
 int main(int argc, char** argv) {
@@ -46,12 +49,15 @@ int main(int argc, char** argv) {
     }
   }
   attn::keep_tensor_memory_in_heap();
-  attn::set_blas_threads(args.threads);
-  try {
-    std::printf("%s\n", it->second(args).c_str());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab-bench %s: %s\n", argv[1], e.what());
-    return 1;
-  }
-  return 0;
+  attn::lab::schedule_chunks_on_tbb();  // as attnlab run does: one run's work on --threads cores
+  tbb::task_arena arena(args.threads);
+  return arena.execute([&] {
+    try {
+      std::printf("%s\n", it->second(args).c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab-bench %s: %s\n", argv[1], e.what());
+      return 1;
+    }
+    return 0;
+  });
 }

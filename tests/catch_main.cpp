@@ -11,6 +11,7 @@
 #include <set>
 
 #include "attnlab/tensor.hpp"
+#include "lab/runner/chunk_scheduler.hpp"
 #include "test_plugins.hpp"
 
 namespace attn::test {
@@ -57,7 +58,7 @@ CATCH_REGISTER_LISTENER(SectionRecorder)
 
 int main(int argc, char* argv[]) {
   attn::keep_tensor_memory_in_heap();
-  attn::set_blas_threads(1);  // tests are single-threaded; BLAS threads only add overhead here
+  attn::lab::schedule_chunks_on_tbb();  // as the attnlab program does; BLAS on one thread
   Catch::Session session;
   using namespace Catch::clara;
   session.cli(session.cli() |

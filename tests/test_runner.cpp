@@ -9,9 +9,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <sstream>
 
 #include "lab/results/results_format.hpp"
+#include "lab/runner/chunk_scheduler.hpp"
 #include "lab/runner/runner.hpp"
 #include "lab/spec/schema.hpp"
 #include "lab/results/hdf5_file.hpp"
@@ -243,6 +247,40 @@ TEST_CASE("same spec and seed: bit-identical weights and metrics with 1 and 2 th
   REQUIRE(run_experiment(spec(name), resume) == 0);
   CHECK(fingerprint(partial) == a);
   CHECK(ResultsReader(partial).run_ids().size() == 4);
+}
+
+TEST_CASE("one run on 1, 2 and 3 threads: a Transformer, a language model and a ViT train to the same bits", "[runner][determinism][threads][slow]") {
+  const std::string name = GENERATE(as<std::string>{}, "good/threads-one-run.yaml", "good/threads-language-model.yaml", "good/threads-vit.yaml");
+  INFO(name);
+  TempDir tmp("attnlab-threads");
+  // The lab's scheduler, watched: which threads ran the run's chunks.
+  std::mutex m;
+  std::set<std::thread::id> workers;
+  set_chunk_scheduler([&](std::size_t chunks, const std::function<void(std::size_t)>& chunk) {
+    lab::tbb_chunk_scheduler()(chunks, [&](std::size_t i) {
+      {
+        const std::lock_guard<std::mutex> lock(m);
+        workers.insert(std::this_thread::get_id());
+      }
+      chunk(i);
+    });
+  });
+  struct Restore {
+    ~Restore() { set_chunk_scheduler(lab::tbb_chunk_scheduler()); }
+  } restore;
+  std::map<int, std::map<std::string, std::string>> prints;
+  for (const int threads : {1, 2, 3}) {
+    workers.clear();
+    const std::string out = tmp / (std::to_string(threads) + ".h5");
+    REQUIRE(run_experiment(spec(name), quiet_options(threads, out)) == 0);
+    prints[threads] = fingerprint(out);
+    INFO(threads << " threads");
+    if (threads == 1) CHECK(workers.size() == 1);
+    else CHECK(workers.size() >= 2);  // the one run's work did go to more than one thread
+  }
+  CHECK(prints[1].size() > 10);
+  CHECK(prints[1] == prints[2]);
+  CHECK(prints[1] == prints[3]);
 }
 
 TEST_CASE("one run diverging or throwing does not stop the others; the exit code says so", "[runner][failures]") {

@@ -75,4 +75,18 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path, ignored);
 }
 
+std::vector<double> reference_product(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, float alpha,
+                                      const Tensor& a, const Tensor& b, float beta, const std::vector<float>& c) {
+  std::vector<double> out(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double total = 0.0;
+      for (std::size_t l = 0; l < k; ++l)
+        total += static_cast<double>(ta ? a.data()[l * m + i] : a.data()[i * k + l]) *
+                 static_cast<double>(tb ? b.data()[j * k + l] : b.data()[l * n + j]);
+      out[i * n + j] = alpha * total + (beta == 0.0f ? 0.0 : beta * static_cast<double>(c[i * n + j]));
+    }
+  return out;
+}
+
 }  // namespace attn::test

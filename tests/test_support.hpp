@@ -50,6 +50,11 @@ struct CommandOutput {
 CommandOutput command_output(const std::string& command);
 Tensor randn(const Shape& shape, Rng& rng);
 
+// C = alpha op(A) op(B) + beta C by definition, in double precision (C read only when beta is
+// not 0): the reference for gemm() on any shape.
+std::vector<double> reference_product(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, float alpha,
+                                      const Tensor& a, const Tensor& b, float beta, const std::vector<float>& c);
+
 // A fresh directory /tmp/<prefix>-XXXXXX, removed with its contents at the end of the scope.
 struct TempDir {
   explicit TempDir(const std::string& prefix);

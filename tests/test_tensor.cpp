@@ -21,6 +21,7 @@
 using namespace attn;
 using attn::test::builtins;
 using attn::test::randn;
+using attn::test::reference_product;
 
 TEST_CASE("matmul folds leading axes and agrees with xt::linalg::dot", "[tensor][blas]") {
   const Tensor a = randn({2, 3, 4}, 1), b = randn({4, 5}, 2);
@@ -46,25 +47,6 @@ TEST_CASE("bmm with every transpose flag agrees with per-batch xt::linalg::dot",
     CHECK(xt::allclose(xt::view(c, i), xt::linalg::dot(ai, bi), 1e-5, 1e-5));
   }
 }
-
-namespace {
-
-// A product by definition, in double precision: the reference for gemm() on any shape.
-std::vector<double> reference_product(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, float alpha,
-                                      const Tensor& a, const Tensor& b, float beta, const std::vector<float>& c) {
-  std::vector<double> out(m * n);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      double total = 0.0;
-      for (std::size_t l = 0; l < k; ++l)
-        total += static_cast<double>(ta ? a.data()[l * m + i] : a.data()[i * k + l]) *
-                 static_cast<double>(tb ? b.data()[j * k + l] : b.data()[l * n + j]);
-      out[i * n + j] = alpha * total + (beta == 0.0f ? 0.0 : beta * static_cast<double>(c[i * n + j]));
-    }
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("gemm agrees with a double-precision product on small and odd shapes, every transpose and beta", "[tensor][blas]") {
   // Sizes around vector widths (8 or 16 floats) and sgemm's blocking: 1, 7, 16, 17, 33, 64, 65.

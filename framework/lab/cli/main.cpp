@@ -17,6 +17,7 @@
 
 #include "attnlab/build_info.hpp"
 #include "lab/results/hdf5_file.hpp"
+#include "lab/runner/chunk_scheduler.hpp"
 #include "lab/results/results_format.hpp"
 #include "attnlab/suggest.hpp"
 #include "attnlab/tensor.hpp"
@@ -167,6 +168,7 @@ void print_help(const std::vector<Command>& commands) {
 
 int main(int argc, char** argv) {
   attn::keep_tensor_memory_in_heap();
+  attn::lab::schedule_chunks_on_tbb();  // one run's work on every core of its arena
   // A closed pipe (`attnlab run ... | head`) makes writes fail instead of killing attnlab
   // mid-sweep: the runs go on and the results file is completed.
   std::signal(SIGPIPE, SIG_IGN);

@@ -242,7 +242,7 @@ void write_run_with_room(const std::string& output, const RunRecord& r) {
 // Runs `todo` in parallel, one writer thread saving each as it ends. Returns the runs that did
 // not succeed; `write_error` is set when the results file could not be written.
 std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const std::vector<const RunPlan*>& todo,
-                          Progress& progress, int threads, std::string& write_error) {
+                          Progress& progress, std::string& write_error) {
   tbb::concurrent_bounded_queue<std::shared_ptr<Finished>> queue;
   std::size_t failures = 0;
   std::thread writer([&] {
@@ -265,36 +265,32 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
       progress.finished(r.id, to_string(r.status), r.wall_seconds, finished_note(r));
     }
   });
-  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads) + 1);
-  tbb::task_arena arena(threads);
-  tbb::task_group group;
-  arena.execute([&] {
-    for (const RunPlan* plan : todo)
-      group.run([&, plan] {
-        auto f = std::make_shared<Finished>();
-        f->index = plan->index;
-        if (interrupted) {
-          f->record = planned_record(*plan);
-          f->record.status = RunStatus::interrupted;
-        } else {
-          const RunCheckpoint checkpoint{checkpoint_path(p.output, plan->id), plan->config_yaml(),
-                                         options.checkpoint_seconds, options.resume};
-          RunObserver observer;
-          observer.started = [&](std::size_t epochs) { progress.started(plan->id, plan->index, epochs); };
-          observer.stage = [&](const std::string& what) {
-            progress.stage(plan->id, what);
-            return !interrupted.load();
-          };
-          observer.epoch = [&](const EpochRecord& e) {
-            progress.epoch(plan->id, e.epoch, e.train_loss);
-            return !interrupted.load();
-          };
-          f->record = execute_run(*plan, p.registries, p.spec.directory, observer, &checkpoint, p.memory);
-        }
-        queue.push(f);
-      });
-    group.wait();
-  });
+  tbb::task_group group;  // in run_experiment's arena
+  for (const RunPlan* plan : todo)
+    group.run([&, plan] {
+      auto f = std::make_shared<Finished>();
+      f->index = plan->index;
+      if (interrupted) {
+        f->record = planned_record(*plan);
+        f->record.status = RunStatus::interrupted;
+      } else {
+        const RunCheckpoint checkpoint{checkpoint_path(p.output, plan->id), plan->config_yaml(),
+                                       options.checkpoint_seconds, options.resume};
+        RunObserver observer;
+        observer.started = [&](std::size_t epochs) { progress.started(plan->id, plan->index, epochs); };
+        observer.stage = [&](const std::string& what) {
+          progress.stage(plan->id, what);
+          return !interrupted.load();
+        };
+        observer.epoch = [&](const EpochRecord& e) {
+          progress.epoch(plan->id, e.epoch, e.train_loss);
+          return !interrupted.load();
+        };
+        f->record = execute_run(*plan, p.registries, p.spec.directory, observer, &checkpoint, p.memory);
+      }
+      queue.push(f);
+    });
+  group.wait();
   writer.join();
   return failures;
 }
@@ -331,7 +327,10 @@ int validate_experiment(const std::string& spec_path, const RunnerOptions& optio
   return 0;
 }
 
-int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
+namespace {
+
+// run_experiment inside its arena.
+int run_sweep(const std::string& spec_path, const RunnerOptions& options, int threads) {
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return 2;
   const Spec& spec = p->spec;
@@ -352,8 +351,6 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
                                           : start_results_file(*p, options))
     return *refused;
 
-  const int threads = thread_count(options);
-  set_blas_threads(1);  // parallel runs: one BLAS thread each
   std::vector<const RunPlan*> todo;
   for (std::size_t i = first; i < last; ++i)
     if (!done.count(spec.runs[i].id)) todo.push_back(&spec.runs[i]);
@@ -369,7 +366,7 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   const auto previous_term = std::signal(SIGTERM, on_interrupt);  // scancel, and Slurm at a time limit
   Progress progress(stdout, isatty(fileno(stdout)) != 0, mine, mine - todo.size(), spec.runs.size());
   std::string write_error;
-  const std::size_t failures = kept_failures + execute_sweep(*p, options, todo, progress, threads, write_error);
+  const std::size_t failures = kept_failures + execute_sweep(*p, options, todo, progress, write_error);
   remove_empty_checkpoint_directory(p->output);  // no run is running now: none can be writing into it
   std::signal(SIGINT, previous);
   std::signal(SIGUSR1, previous_usr1);
@@ -390,6 +387,17 @@ int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
   }
   if (failures) std::fprintf(stderr, "%zu run%s did not finish (see the table and `attnlab inspect`)\n", failures, failures == 1 ? "" : "s");
   return failures ? 1 : 0;
+}
+
+}  // namespace
+
+// Everything a run does, from reading its data on, goes on the arena's threads: the runs are its
+// tasks, and their work (attnlab/parallel.hpp) nested tasks, so --threads N keeps to N cores.
+int run_experiment(const std::string& spec_path, const RunnerOptions& options) {
+  const int threads = thread_count(options);
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads) + 1);
+  tbb::task_arena arena(threads);
+  return arena.execute([&] { return run_sweep(spec_path, options, threads); });
 }
 
 }  // namespace attn

@@ -1,7 +1,8 @@
 // `attnlab run` and `attnlab validate`: read and validate a spec (every problem at once,
-// exit code 2, nothing written), then execute its runs in parallel on TBB — each run on one
-// thread, BLAS single-threaded inside it — with one writer thread that saves each finished run
-// to the HDF5 results file and shows progress, and finally the comparison table.
+// exit code 2, nothing written), then execute its runs in parallel on TBB — the runs tasks of
+// one arena of --threads threads, the work inside each run nested tasks of it (chunk_scheduler.hpp),
+// BLAS single-threaded — with one writer thread that saves each finished run to the HDF5
+// results file and shows progress, and finally the comparison table.
 #pragma once
 
 #include <optional>

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "attnlab/parallel.hpp"
 #include "dropout_mask.hpp"
 #include "fast_math.hpp"
 #include "short_attention.hpp"
@@ -67,19 +68,21 @@ Sequence sequence(const AttentionInputs& in, std::size_t b) {
 // The block path's forward (the math above softmax_attention), sequence by sequence.
 void blocked_forward(const AttentionInputs& in, float scale, const std::optional<DropoutMask>& mask, float* w, float* out) {
   const std::size_t block = query_block(in.nq, in.nk);
-  std::vector<float> kt(in.p * in.nk), wi(block * in.nk), dropped;  // K_b^T; a block's W_i; its D_i
-  for (std::size_t b = 0; b < in.batch; ++b) {
-    const Sequence s = sequence(in, b);
-    transpose(s.k, in.nk, in.p, kt.data(), in.nk);  // Q Kᵀ reads rows of Kᵀ
-    for (std::size_t i = 0; i < in.nq; i += block) {
-      const std::size_t rows = std::min(block, in.nq - i), row0 = s.first + i;
-      product(rows, in.nk, in.p, scale, s.q + i * in.p, kt.data(), 0.0f, wi.data());
-      for (std::size_t r = 0; r < rows; ++r) softmax_row(wi.data() + r * in.nk, wi.data() + r * in.nk, in.nk, s.valid[i + r]);
-      product(rows, in.pv, in.nk, 1.0f, dropped_weights(mask, wi.data(), rows * in.nk, row0 * in.nk, dropped), s.v, 0.0f,
-              out + row0 * in.pv);
-      stream_row(wi.data(), w + row0 * in.nk, rows * in.nk);
+  parallel_for(in.batch, sequences_per_chunk(in), [&](std::size_t b0, std::size_t b1) {
+    std::vector<float> kt(in.p * in.nk), wi(block * in.nk), dropped;  // K_b^T; a block's W_i; its D_i
+    for (std::size_t b = b0; b < b1; ++b) {
+      const Sequence s = sequence(in, b);
+      transpose(s.k, in.nk, in.p, kt.data(), in.nk);  // Q Kᵀ reads rows of Kᵀ
+      for (std::size_t i = 0; i < in.nq; i += block) {
+        const std::size_t rows = std::min(block, in.nq - i), row0 = s.first + i;
+        product(rows, in.nk, in.p, scale, s.q + i * in.p, kt.data(), 0.0f, wi.data());
+        for (std::size_t r = 0; r < rows; ++r) softmax_row(wi.data() + r * in.nk, wi.data() + r * in.nk, in.nk, s.valid[i + r]);
+        product(rows, in.pv, in.nk, 1.0f, dropped_weights(mask, wi.data(), rows * in.nk, row0 * in.nk, dropped), s.v, 0.0f,
+                out + row0 * in.pv);
+        stream_row(wi.data(), w + row0 * in.nk, rows * in.nk);
+      }
     }
-  }
+  });
 }
 
 // What the block path's backward decides once for all sequences: the block size, whether the
@@ -121,11 +124,13 @@ void blocked_backward(const AttentionInputs& in, float scale, const std::optiona
   const auto at = [](GradientTarget g, std::size_t offset) { return g.data ? GradientTarget{g.data + offset, g.beta} : g; };
   const bool scores_wanted = dq.data || dk.data;
   const std::size_t block = query_block(in.nq, in.nk);
-  BackwardPlan plan{block, scores_wanted, std::vector<float>(scores_wanted ? block * in.nk : 0),
-                    std::vector<float>(scores_wanted ? in.pv * in.nk : 0), {}};
-  for (std::size_t b = 0; b < in.batch; ++b)
-    blocked_backward_sequence(in, sequence(in, b), scale, mask, w, dout, dq, at(dk, b * in.nk * in.p), at(dv, b * in.nk * in.pv),
-                              plan);
+  parallel_for(in.batch, sequences_per_chunk(in), [&](std::size_t b0, std::size_t b1) {
+    BackwardPlan plan{block, scores_wanted, std::vector<float>(scores_wanted ? block * in.nk : 0),
+                      std::vector<float>(scores_wanted ? in.pv * in.nk : 0), {}};
+    for (std::size_t b = b0; b < b1; ++b)
+      blocked_backward_sequence(in, sequence(in, b), scale, mask, w, dout, dq, at(dk, b * in.nk * in.p),
+                                at(dv, b * in.nk * in.pv), plan);
+  });
 }
 
 // The gradient target of parent i: none when it wants no gradient; a zero-filled buffer to add
@@ -152,6 +157,7 @@ GradientTarget gradient_target(Node& n, std::size_t i, bool into_zeros) {
 // W's rows, whose lines each had to be read from memory first). The unfused path
 // writes and reads the [B, n_q, n_k] scores, weights and their gradients to memory five times
 // (seven with dropout). The products with a row-major right operand go through tile_gemm.
+// Sequences are split over the cores in chunks (sequences_per_chunk); each writes only its rows.
 // Sequences whose rows fit in one vector take the short path (short_attention.hpp).
 FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float scale, const ValidLens& lens,
                                  DropoutDraw dropout) {

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "attnlab/parallel.hpp"
+#include "column_sums.hpp"
 #include "fast_math.hpp"
 
 namespace attn {
@@ -48,7 +51,9 @@ Tensor linear_value(const Var& x, const Var& w, const Var& b, LinearShape s) {
   Shape out = x.shape();
   out.back() = s.cols;
   Tensor y = Tensor::from_shape(out);
-  for (std::size_t r = 0; r < s.rows; ++r) copy_row(b.value().data(), y.data() + r * s.cols, s.cols);
+  parallel_for(s.rows, rows_per_chunk(s.cols), [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) copy_row(b.value().data(), y.data() + r * s.cols, s.cols);
+  });
   gemm(false, false, s.rows, s.cols, s.k, x.value().data(), w.value().data(), 1.0f, y.data());
   return y;
 }
@@ -66,9 +71,9 @@ void linear_product_gradients(Node& n, const float* dy, LinearShape s) {
   }
 }
 
-// db += one row of dy (db's row stays in cache over all rows).
-void add_row(const float* dy, float* db, std::size_t cols) {
-  for (std::size_t j = 0; j < cols; ++j) db[j] += dy[j];
+// db += the sum of dz's rows (column_sums.hpp).
+void bias_gradient(const float* dz, LinearShape s, float* db) {
+  add_column_sums(s.rows, s.cols, db, [&](std::size_t r, std::size_t j) { return dz[r * s.cols + j]; });
 }
 
 }  // namespace
@@ -78,28 +83,26 @@ Var linear(const Var& x, const Var& w, const Var& b) {
   const LinearShape s = linear_shape(x, w, b, "linear");
   return graph_node(linear_value(x, w, b, s), {x, w, b}, [s](Node& n) {
     linear_product_gradients(n, n.grad.data(), s);
-    if (!n.wants(2)) return;
-    float* db = n.parents[2]->grad_buffer().data();
-    for (std::size_t r = 0; r < s.rows; ++r) add_row(n.grad.data() + r * s.cols, db, s.cols);
+    if (n.wants(2)) bias_gradient(n.grad.data(), s, n.parents[2]->grad_buffer().data());
   });
 }
 
 // y = relu(x w + b);  dz = dy * [y > 0],  dx += dz w^T,  dw += x^T dz,  db += sum over rows of dz.
 // One node: the ReLU is applied in place on the product, so no second tensor of the layer's size
 // is made either way. dz is written over dy row by row (a backward may overwrite its own node's
-// gradient, var.hpp), each row added into db while in cache. The same floats as
-// relu(linear(x, w, b)).
+// gradient, var.hpp). The same floats as relu(linear(x, w, b)).
 Var linear_relu(const Var& x, const Var& w, const Var& b) {
   const LinearShape s = linear_shape(x, w, b, "linear_relu");
   Tensor y = linear_value(x, w, b, s);
-  relu_row(y.data(), y.data(), y.size());
+  parallel_for(s.rows, rows_per_chunk(s.cols), [&](std::size_t r0, std::size_t r1) {
+    relu_row(y.data() + r0 * s.cols, y.data() + r0 * s.cols, (r1 - r0) * s.cols);
+  });
   return graph_node(std::move(y), {x, w, b}, [s](Node& n) {
-    float* db = n.wants(2) ? n.parents[2]->grad_buffer().data() : nullptr;
-    for (std::size_t r = 0; r < s.rows; ++r) {
-      float* dz = n.grad.data() + r * s.cols;
-      relu_row_backward(n.value.data() + r * s.cols, dz, dz, s.cols, 0.0f);
-      if (db) add_row(dz, db, s.cols);
-    }
+    parallel_for(s.rows, rows_per_chunk(s.cols), [&](std::size_t r0, std::size_t r1) {
+      float* dz = n.grad.data() + r0 * s.cols;
+      relu_row_backward(n.value.data() + r0 * s.cols, dz, dz, (r1 - r0) * s.cols, 0.0f);
+    });
+    if (n.wants(2)) bias_gradient(n.grad.data(), s, n.parents[2]->grad_buffer().data());
     linear_product_gradients(n, n.grad.data(), s);
   });
 }

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "attnlab/parallel.hpp"
 #include "attnlab/rng.hpp"
+#include "column_sums.hpp"
 #include "dropout_mask.hpp"
 #include "fast_math.hpp"
 
@@ -79,6 +81,59 @@ float layer_norm_row(const float* x, const float* gamma, const float* beta, floa
   return inv_sigma;
 }
 
+// The rows [r0, r1) of layer_norm of x, or of x + addend (the sum made one row at a time).
+void layer_norm_rows(const float* x, const float* addend, const float* gamma, const float* beta, float eps, std::size_t d,
+                     std::size_t r0, std::size_t r1, float* xhat, float* inv_sigma, float* y) {
+  std::vector<float> sum(addend ? d : 0);
+  for (std::size_t r = r0; r < r1; ++r) {
+    const float* xr = x + r * d;
+    if (addend) {
+      for (std::size_t j = 0; j < d; ++j) sum[j] = xr[j] + addend[r * d + j];
+      xr = sum.data();
+    }
+    inv_sigma[r] = layer_norm_row(xr, gamma, beta, eps, xhat + r * d, y + r * d, d);
+  }
+}
+
+// What layer_norm's backward reads: dy, gamma, xhat and 1 / sigma per row.
+struct LayerNormSaved {
+  const float *dy, *gamma, *xhat, *inv_sigma;
+  std::size_t d;
+};
+
+// Each input's gradient for rows [r0, r1) (with two, the row is computed once and written or
+// added to each in turn: x and y one node gives (fresh, 0) then (same, 1)).
+void layer_norm_backward_rows(const LayerNormSaved& s, std::size_t r0, std::size_t r1,
+                              const std::vector<std::pair<float*, float>>& targets) {
+  const std::size_t d = s.d;
+  std::vector<float> row(targets.size() > 1 ? d : 0);
+  for (std::size_t r = r0; r < r1; ++r) {
+    const float *dyr = s.dy + r * d, *hr = s.xhat + r * d;
+    if (targets.size() == 1) {
+      layer_norm_row_backward(dyr, s.gamma, hr, s.inv_sigma[r], targets[0].first + r * d, d, targets[0].second);
+      continue;
+    }
+    layer_norm_row_backward(dyr, s.gamma, hr, s.inv_sigma[r], row.data(), d, 0.0f);
+    for (const auto& [dx, beta] : targets)
+      for (std::size_t j = 0; j < d; ++j) dx[r * d + j] = beta == 0.0f ? row[j] : dx[r * d + j] + row[j];
+  }
+}
+
+// layer_norm's backward: the inputs' gradients in chunks of rows, then dgamma and dbeta, sums
+// over the rows (column_sums.hpp).
+void layer_norm_backward(Node& n, const LayerNormSaved& s, std::size_t rows, std::size_t inputs) {
+  std::vector<std::pair<float*, float>> targets;
+  for (std::size_t i = 0; i < inputs; ++i)
+    if (n.wants(i)) targets.push_back(n.parents[i]->grad_target());
+  if (!targets.empty())
+    parallel_for(rows, rows_per_chunk(s.d), [&](std::size_t r0, std::size_t r1) { layer_norm_backward_rows(s, r0, r1, targets); });
+  if (n.wants(inputs))
+    add_column_sums(rows, s.d, n.parents[inputs]->grad_buffer().data(),
+                    [&](std::size_t r, std::size_t j) { return s.dy[r * s.d + j] * s.xhat[r * s.d + j]; });
+  if (n.wants(inputs + 1))
+    add_column_sums(rows, s.d, n.parents[inputs + 1]->grad_buffer().data(), [&](std::size_t r, std::size_t j) { return s.dy[r * s.d + j]; });
+}
+
 // layer_norm of x, or of x + addend (the sum made one row at a time, never stored): parents
 // (x, gamma, beta) or (x, addend, gamma, beta). The sum's gradient goes to x and to the addend.
 Var layer_norm_node(const Var& x, const Var* addend, const Var& gamma, const Var& beta, float eps, const char* op) {
@@ -93,46 +148,17 @@ Var layer_norm_node(const Var& x, const Var* addend, const Var& gamma, const Var
   auto xhat = std::make_shared<Tensor>(Tensor::from_shape(x.shape()));
   auto inv_sigma = std::make_shared<std::vector<float>>(rows);
   Tensor y = Tensor::from_shape(x.shape());
-  std::vector<float> sum(addend ? d : 0);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* xr = x.value().data() + r * d;
-    if (addend) {
-      const float* ar = addend->value().data() + r * d;
-      for (std::size_t j = 0; j < d; ++j) sum[j] = xr[j] + ar[j];
-      xr = sum.data();
-    }
-    (*inv_sigma)[r] = layer_norm_row(xr, gamma.value().data(), beta.value().data(), eps, xhat->data() + r * d, y.data() + r * d, d);
-  }
+  parallel_for(rows, rows_per_chunk(d), [&](std::size_t r0, std::size_t r1) {
+    layer_norm_rows(x.value().data(), addend ? addend->value().data() : nullptr, gamma.value().data(), beta.value().data(), eps,
+                    d, r0, r1, xhat->data(), inv_sigma->data(), y.data());
+  });
   const std::size_t inputs = addend ? 2 : 1;
   std::vector<Var> parents{x};
   if (addend) parents.push_back(*addend);
   parents.push_back(gamma);
   parents.push_back(beta);
-  // Backward row by row, each row of dy and xhat read once while in cache: dgamma and dbeta add
-  // the row in (rows in order, as a column sum would), then each input's gradient (with two, the
-  // row is computed once and written or added to each: the first may add to an earlier gradient).
   return graph_node(std::move(y), std::move(parents), [xhat, inv_sigma, d, rows, inputs](Node& n) {
-    const float *dy = n.grad.data(), *g = n.parents[inputs]->value.data(), *h = xhat->data();
-    float* dgamma = n.wants(inputs) ? n.parents[inputs]->grad_buffer().data() : nullptr;
-    float* dbeta = n.wants(inputs + 1) ? n.parents[inputs + 1]->grad_buffer().data() : nullptr;
-    std::vector<std::pair<float*, float>> targets;  // taken in order: x and y one node gives (fresh, 0) then (same, 1)
-    std::vector<float> row(inputs > 1 ? d : 0);    // the sum's gradient of one row, given to both inputs
-    for (std::size_t i = 0; i < inputs; ++i)
-      if (n.wants(i)) targets.push_back(n.parents[i]->grad_target());
-    for (std::size_t r = 0; r < rows; ++r) {
-      const float *dyr = dy + r * d, *hr = h + r * d;
-      if (dgamma)
-        for (std::size_t j = 0; j < d; ++j) dgamma[j] += dyr[j] * hr[j];
-      if (dbeta)
-        for (std::size_t j = 0; j < d; ++j) dbeta[j] += dyr[j];
-      if (targets.size() == 1) {
-        layer_norm_row_backward(dyr, g, hr, (*inv_sigma)[r], targets[0].first + r * d, d, targets[0].second);
-        continue;
-      }
-      layer_norm_row_backward(dyr, g, hr, (*inv_sigma)[r], row.data(), d, 0.0f);  // once, for both inputs
-      for (const auto& [dx, beta] : targets)
-        for (std::size_t j = 0; j < d; ++j) dx[r * d + j] = beta == 0.0f ? row[j] : dx[r * d + j] + row[j];
-    }
+    layer_norm_backward(n, {n.grad.data(), n.parents[inputs]->value.data(), xhat->data(), inv_sigma->data(), d}, rows, inputs);
   });
 }
 

@@ -6,6 +6,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "attnlab/parallel.hpp"
+
 namespace attn {
 namespace {
 
@@ -120,28 +122,33 @@ void backward_rows(const AttentionInputs& in, float scale, const std::optional<D
 void short_attention_forward(const AttentionInputs& in, float scale, const std::optional<DropoutMask>& mask, float* w,
                              float* out) {
   const Floats key_columns = columns(in.k, in.batch, in.nk, in.p);
-  for (std::size_t b = 0; b < in.batch; ++b)
-    in_groups(in.nq, [&](auto rows, std::size_t i) {
-      forward_rows<decltype(rows)::value>(in, scale, mask, key_columns.data() + b * in.p * lanes, b, b * in.nq + i, w, out);
-    });
+  parallel_for(in.batch, sequences_per_chunk(in), [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b)
+      in_groups(in.nq, [&](auto rows, std::size_t i) {
+        forward_rows<decltype(rows)::value>(in, scale, mask, key_columns.data() + b * in.p * lanes, b, b * in.nq + i, w, out);
+      });
+  });
 }
 
 void short_attention_backward(const AttentionInputs& in, float scale, const std::optional<DropoutMask>& mask,
                               const float* w, const float* dout, GradientTarget dq, GradientTarget dk, GradientTarget dv) {
   const bool scores_wanted = dq.data || dk.data;
   const Floats value_columns = scores_wanted ? columns(in.v, in.batch, in.nk, in.pv) : Floats();
-  Batch dk_sum[lanes], dv_sum[lanes];
-  for (std::size_t b = 0; b < in.batch; ++b) {
-    for (std::size_t j = 0; j < in.nk; ++j) dk_sum[j] = dv_sum[j] = Batch(0.0f);
-    const BackwardSums sums{scores_wanted ? value_columns.data() + b * in.pv * lanes : nullptr, dq, scores_wanted, dk_sum, dv_sum};
-    in_groups(in.nq, [&](auto rows, std::size_t i) {
-      backward_rows<decltype(rows)::value>(in, scale, mask, b, b * in.nq + i, w, dout, sums);
-    });
-    for (std::size_t j = 0; j < in.nk; ++j) {
-      write_row(dk, b * in.nk + j, in.p, dk_sum[j] * Batch(scale));
-      write_row(dv, b * in.nk + j, in.pv, dv_sum[j]);
+  parallel_for(in.batch, sequences_per_chunk(in), [&](std::size_t b0, std::size_t b1) {
+    Batch dk_sum[lanes], dv_sum[lanes];
+    for (std::size_t b = b0; b < b1; ++b) {
+      for (std::size_t j = 0; j < in.nk; ++j) dk_sum[j] = dv_sum[j] = Batch(0.0f);
+      const BackwardSums sums{scores_wanted ? value_columns.data() + b * in.pv * lanes : nullptr, dq, scores_wanted, dk_sum,
+                              dv_sum};
+      in_groups(in.nq, [&](auto rows, std::size_t i) {
+        backward_rows<decltype(rows)::value>(in, scale, mask, b, b * in.nq + i, w, dout, sums);
+      });
+      for (std::size_t j = 0; j < in.nk; ++j) {
+        write_row(dk, b * in.nk + j, in.p, dk_sum[j] * Batch(scale));
+        write_row(dv, b * in.nk + j, in.pv, dv_sum[j]);
+      }
     }
-  }
+  });
 }
 
 }  // namespace attn

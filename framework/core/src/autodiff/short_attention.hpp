@@ -6,6 +6,7 @@
 // whose call overhead, and the stall of reading scores just stored, cost more than the arithmetic.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 
@@ -21,6 +22,14 @@ struct AttentionInputs {
   std::size_t batch, nq, nk, p, pv;
   const KeyRange* valid;
 };
+
+// Sequences per chunk when the work is split over cores (attnlab/parallel.hpp): chunks of about
+// 64k multiply-adds or more, by the shapes alone. Sequences write disjoint rows of every output
+// and gradient, even when q, k and v are one tensor.
+inline std::size_t sequences_per_chunk(const AttentionInputs& in) {
+  const std::size_t per_sequence = in.nq * in.nk * (in.p + in.pv);
+  return per_sequence == 0 ? in.batch + 1 : std::max<std::size_t>(1, (std::size_t{1} << 16) / per_sequence);
+}
 
 // A gradient to write (beta 0) or add to (beta 1); nothing when data is null.
 struct GradientTarget {
