@@ -17,7 +17,7 @@ namespace attn {
 
 template <class Term>
 void add_column_sums(std::size_t rows, std::size_t cols, float* into, Term&& term) {
-  const std::size_t columns = std::max<std::size_t>(16, (rows_per_chunk(rows) + 15) / 16 * 16);
+  const std::size_t columns = std::max<std::size_t>(64, (rows_per_chunk(rows) + 15) / 16 * 16);  // 4 cache lines a row at least
   parallel_for(cols, columns, [&](std::size_t c0, std::size_t c1) {
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t j = c0; j < c1; ++j) into[j] += term(r, j);

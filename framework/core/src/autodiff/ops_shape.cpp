@@ -79,8 +79,8 @@ namespace {
 void move_heads(const float* src, float* dst, std::size_t b, std::size_t n, std::size_t h, std::size_t p,
                 bool to_heads, bool add, std::size_t stride) {
   parallel_for(b * n, rows_per_chunk(h * p), [&](std::size_t first, std::size_t last) {
-    for (std::size_t position = first; position < last; ++position) {
-      const std::size_t bi = position / n, ni = position % n;
+    for (std::size_t position = first, bi = first / n, ni = first % n; position < last; ++position, ni = ni + 1 == n ? 0 : ni + 1) {
+      if (position > first && ni == 0) ++bi;
       for (std::size_t hi = 0; hi < h; ++hi) {
         const std::size_t by_head = ((bi * h + hi) * n + ni) * p, by_position = position * stride + hi * p;
         const float* from = src + (to_heads ? by_position : by_head);

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <vector>
 
 #include "attnlab/parallel.hpp"
 #include "attnlab/tensor.hpp"
@@ -23,6 +22,7 @@ namespace {
 
 constexpr double flops_per_chunk = 16e6;  // about 0.2 ms of one core's sgemm rate
 constexpr std::size_t most_chunks = 8;
+constexpr std::size_t most_inner_chunks = 4;  // each but the first writes a partial C, then added
 
 // C = alpha op(A) op(B) + beta C, with leading dimensions.
 struct Product {
@@ -77,10 +77,10 @@ Product inner_of(Product p, std::size_t k0, std::size_t k1, float* into) {
 // its own, and the partials are added to C in chunk order, row by row.
 void split_inner(const Product& p, std::size_t grain) {
   const std::size_t chunks = (p.k + grain - 1) / grain;
-  std::vector<float> partials((chunks - 1) * p.m * p.n);
+  const Tensor partials = Tensor::from_shape({(chunks - 1) * p.m * p.n});  // not zeroed: sgemm writes them (beta 0)
   parallel_for(chunks, 1, [&](std::size_t c0, std::size_t c1) {
     for (std::size_t c = c0; c < c1; ++c)
-      sgemm(inner_of(p, c * grain, std::min(p.k, (c + 1) * grain), c ? partials.data() + (c - 1) * p.m * p.n : nullptr));
+      sgemm(inner_of(p, c * grain, std::min(p.k, (c + 1) * grain), c ? const_cast<float*>(partials.data()) + (c - 1) * p.m * p.n : nullptr));
   });
   parallel_for(p.m, chunk_size(p.m, most_chunks, 1), [&](std::size_t r0, std::size_t r1) {
     for (std::size_t c = 1; c < chunks; ++c)
@@ -96,7 +96,7 @@ void product(const Product& p) {
   const double flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
   const auto chunks = static_cast<std::size_t>(std::min<double>(flops / flops_per_chunk, most_chunks));
   if (chunks < 2 || inside_chunk()) return sgemm(p);
-  if (p.k >= 2 * std::max(p.m, p.n)) return split_inner(p, chunk_size(p.k, chunks, 1, 16));
+  if (p.k >= 2 * std::max(p.m, p.n)) return split_inner(p, chunk_size(p.k, std::min(chunks, most_inner_chunks), 1, 16));
   if (p.m >= p.n)
     return parallel_for(p.m, chunk_size(p.m, chunks, 1, 16), [&](std::size_t r0, std::size_t r1) { sgemm(rows_of(p, r0, r1)); });
   parallel_for(p.n, chunk_size(p.n, chunks, 1, 16), [&](std::size_t c0, std::size_t c1) { sgemm(columns_of(p, c0, c1)); });
