@@ -2,10 +2,19 @@
 """Runs attnlab's benchmark and its PyTorch twin one right after the other, and prints the
 speed-up table (speed-up = PyTorch time / attnlab time) with each target.
 
-usage: /usr/bin/python3 bench/compare.py W1|W2|W2-lstm|W2-rnn|W3|W4|W5|W7 [--build build] [--threads N] [--rounds R]
-Each round runs attnlab then PyTorch; the table uses the median over rounds of each side.
-W4 gives the twin attnlab's data (x_train, y_train, w_init, through --data) and also prints
-how closely the two sides agree (target: w and both test MSEs to 1e-4).
+usage: /usr/bin/python3 bench/compare.py W1|W2|W2-lstm|W2-rnn|W3|W4|W5|W7|W8|W9|W10
+         [--build build] [--threads 1,2] [--rounds R] [--anchors glibc,tunables,jemalloc]
+Each round runs attnlab, then the twin under every allocator setting of --anchors (at more than
+one thread each also with OMP_WAIT_POLICY=PASSIVE); the anchor of a case is PyTorch at its best,
+the fastest setting's median over rounds, and the table names that setting:
+  glibc     glibc's allocator as it comes (PyTorch maps and unmaps its large tensors every step)
+  tunables  GLIBC_TUNABLES raising glibc's mmap and trim thresholds
+  jemalloc  Debian's libjemalloc2 through LD_PRELOAD
+The settings go to the twin's process only. With several thread counts, a last table gives
+attnlab's speed-up at N threads against 1 and checks that its results (losses, accuracies) are
+the same at every thread count. W4 gives the twin attnlab's data (x_train, y_train, w_init,
+through --data) and also prints how closely the two sides agree (target: w and both test MSEs
+to 1e-4).
 """
 import argparse
 import json
@@ -53,16 +62,31 @@ WORKLOADS = {
            lambda key: 5.0, ("final_train_loss", "d2l_loss", "exact")),
     "W7": (["w7_decoding.py"], ("decoder",), "s", fields((("greedy", "greedy_s"), ("beam", "beam_s"))),
            lambda key: 2.0, ("greedy_ms_per_sentence", "beam_ms_per_sentence", "mean_greedy_length")),
+    "W8": (["w8_vit.py"], ("workload",), "median_step_ms", single("W8 step", "median_step_ms"), lambda key: 1.1,
+           ("gflops", "sgemm_gflops", "fraction_of_gemm_limit", "first_loss", "last_loss")),
+    "W9": (["w9_char_lm.py"], ("case",), "ms", fields((("step", "median_step_ms"), ("evaluation at 512", "eval512_ms"))),
+           lambda key: 3.0, ("first_loss", "last_loss")),
+    "W10": (["w10_gat.py"], ("workload",), "median_epoch_ms", single("W10 epoch", "median_epoch_ms"), lambda key: 5.0,
+            ("valid_accuracy",)),
 }
+
+# Allocator settings of the twin's process (--anchors), and the one-run speed-up targets at
+# 2 threads against 1 (BENCHMARKS.md).
+TUNABLES = "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184"
+JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+ANCHORS = {"glibc": {}, "tunables": {"GLIBC_TUNABLES": TUNABLES}, "jemalloc": {"LD_PRELOAD": JEMALLOC}}
+SCALING_TARGETS = {("W3", "512"): 1.8, ("W5", "W5 epoch"): 1.4, ("W8", "W8 step"): 1.8}
+# The fields that must not change with the thread count (attnlab's results are bit-identical).
+SAME_AT_ANY_THREADS = ("final_train_loss", "first_loss", "last_loss", "valid_accuracy", "exact_match", "exact", "w")
 
 
 def fmt(value):
     return f"{value:.1f}" if abs(value) >= 100 else f"{value:.4g}"
 
 
-def run(cmd):
+def run(cmd, env=None):
     """The last stdout line of cmd, parsed, and that line itself."""
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=None if env is None else {**os.environ, **env})
     if done.returncode != 0:
         sys.exit(f"compare.py: {' '.join(cmd)} ended with exit code {done.returncode}; its last words:\n"
                  + "\n".join(done.stderr.strip().splitlines()[-10:]))
@@ -70,18 +94,28 @@ def run(cmd):
     return json.loads(out[-1]), out[-1]
 
 
-def run_round(args, twin, data_file):
-    """attnlab, then PyTorch; for W4 attnlab's JSON line goes to the twin through --data."""
-    threads = ["--threads", str(args.threads)]
-    print(f"attnlab {args.workload} ...", file=sys.stderr)
-    ours, line = run([os.path.join(args.build, "bench", "attnlab-bench"), args.workload] + threads)
+def settings(anchors, threads):
+    """The twin's settings at `threads`: each allocator, and with PASSIVE OpenMP waits above one thread."""
+    out = {name: dict(ANCHORS[name]) for name in anchors}
+    if threads > 1:
+        out.update({name + "+passive": {**ANCHORS[name], "OMP_WAIT_POLICY": "PASSIVE"} for name in anchors})
+    return out
+
+
+def run_round(args, twin, threads, data_file):
+    """attnlab, then PyTorch under every setting; for W4 attnlab's JSON line goes to the twin through --data."""
+    options = ["--threads", str(threads)]
+    print(f"attnlab {args.workload} --threads {threads} ...", file=sys.stderr)
+    ours, line = run([os.path.join(args.build, "bench", "attnlab-bench"), args.workload] + options)
     extra = []
     if args.workload == "W4":
         with open(data_file, "w") as file:
             file.write(line + "\n")
         extra = ["--data", data_file]
-    print(f"PyTorch {' '.join(twin)} ...", file=sys.stderr)
-    theirs, _ = run(["/usr/bin/python3", os.path.join(HERE, twin[0])] + twin[1:] + threads + extra)
+    theirs = {}
+    for name, env in settings(args.anchors, threads).items():
+        print(f"PyTorch {' '.join(twin)} --threads {threads} ({name}) ...", file=sys.stderr)
+        theirs[name], _ = run(["/usr/bin/python3", os.path.join(HERE, twin[0])] + twin[1:] + options + extra, env)
     return ours, theirs
 
 
@@ -122,47 +156,99 @@ def print_cache_speedups(reports):
             print(f"| {i + 1} | {name} | {fmt(cached)} | {fmt(uncached)} | {uncached / cached:.2f}x | >= 4x | {met} |")
 
 
-def print_tables(args, field, keys, target, reported, ours, theirs, reports):
-    print(f"{args.workload}, threads {args.threads}, {args.rounds} round(s); speed-up = PyTorch / attnlab\n")
-    print("| " + " | ".join(keys) + f" | attnlab {field} | PyTorch {field} | speed-up | target | met |")
-    print("|" + " --- |" * (len(keys) + 5))
+def print_tables(args, threads, measured):
+    """The speed-up table at `threads`, the twin's settings, the fields reported beside the timing."""
+    field, keys, target, reported = args.field, args.keys, args.target, args.reported
+    ours, theirs, reports = measured
+    print(f"\n{args.workload}, threads {threads}, {args.rounds} round(s); speed-up = PyTorch at its best / attnlab\n")
+    print("| " + " | ".join(keys) + f" | attnlab {field} | PyTorch {field} | PyTorch's setting | speed-up | target | met |")
+    print("|" + " --- |" * (len(keys) + 6))
+    best = {}
     for k in ours:
-        a, t = statistics.median(ours[k]), statistics.median(theirs[k])
-        print("| " + " | ".join(map(str, k)) +
-              f" | {fmt(a)} | {fmt(t)} | {t / a:.2f}x | >= {target(k):.1f}x | {'yes' if t / a >= target(k) else 'NO'} |")
+        a = statistics.median(ours[k])
+        best[k] = min(theirs, key=lambda name: statistics.median(theirs[name][k]))
+        t = statistics.median(theirs[best[k]][k])
+        print("| " + " | ".join(map(str, k)) + f" | {fmt(a)} | {fmt(t)} | {best[k]} | {t / a:.2f}x | >= {target(k):.1f}x | "
+              f"{'yes' if t / a >= target(k) else 'NO'} |")
+    print("\nPyTorch under each setting (median " + field + ")\n")
+    print("| " + " | ".join(keys) + " | " + " | ".join(theirs) + " |")
+    print("|" + " --- |" * (len(keys) + len(theirs)))
+    for k in ours:
+        print("| " + " | ".join(map(str, k)) + " | " + " | ".join(fmt(statistics.median(theirs[n][k])) for n in theirs) + " |")
     if reported:
-        print("\n| side | round | " + " | ".join(reported) + " |")
+        anchor = best[next(iter(ours))]
+        print(f"\n| side | round | " + " | ".join(reported) + " |")
         print("|" + " --- |" * (len(reported) + 2))
-        for side, results in reports.items():
+        for side, results in (("attnlab", reports["attnlab"]), (f"PyTorch ({anchor})", reports["PyTorch"][anchor])):
             for i, result in enumerate(results):
                 print(f"| {side} | {i + 1} | " + " | ".join(fmt(result[f]) for f in reported) + " |")
-    if args.workload == "W4":
-        print_agreement(reports)
-    if args.workload == "W3":
-        print_gemm_limit(reports)
-    if args.workload == "W7":
-        print_cache_speedups(reports)
+    extra = {"W4": print_agreement, "W3": print_gemm_limit, "W7": print_cache_speedups}.get(args.workload)
+    if extra:
+        extra({"attnlab": reports["attnlab"], "PyTorch": next(iter(reports["PyTorch"].values()))})
+
+
+def measure(args, threads, tmp):
+    """attnlab's timings (key -> per round), each setting's (setting -> key -> per round), and every result."""
+    ours, theirs, reports = {}, {}, {"attnlab": [], "PyTorch": {}}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}, {threads} thread(s)", file=sys.stderr)
+        mine, twins = run_round(args, args.twin, threads, os.path.join(tmp, "attnlab-w4.json"))
+        reports["attnlab"].append(mine)
+        for k, v in args.timings(mine).items():
+            ours.setdefault(k, []).append(v)
+        for name, result in twins.items():
+            reports["PyTorch"].setdefault(name, []).append(result)
+            for k, v in args.timings(result).items():
+                theirs.setdefault(name, {}).setdefault(k, []).append(v)
+    return ours, theirs, reports
+
+
+def print_scaling(args, by_threads):
+    """attnlab at N threads against 1, and its results the same at every thread count."""
+    print(f"\n{args.workload}: one run at N threads against 1 (attnlab; speed-up = time at 1 / time at N)\n")
+    print("| " + " | ".join(args.keys) + " | threads | time at 1 | time at N | speed-up | target | met |")
+    print("|" + " --- |" * (len(args.keys) + 6))
+    one = by_threads[1][0]
+    for threads, (ours, _, _) in by_threads.items():
+        if threads == 1:
+            continue
+        for k in ours:
+            a1, an = statistics.median(one[k]), statistics.median(ours[k])
+            goal = SCALING_TARGETS.get((args.workload, str(k[-1])))
+            met = "" if goal is None else ("yes" if a1 / an >= goal else "NO")
+            print("| " + " | ".join(map(str, k)) + f" | {threads} | {fmt(a1)} | {fmt(an)} | {a1 / an:.2f}x | "
+                  f"{'' if goal is None else f'>= {goal:.1f}x'} | {met} |")
+    first = {t: reports["attnlab"][0] for t, (_, _, reports) in by_threads.items()}
+    same = [f for f in SAME_AT_ANY_THREADS if f in first[1]]
+    if same:
+        print("\nattnlab's results at each thread count (round 1): " + ", ".join(
+            f"{f} {'the same' if len({json.dumps(r[f]) for r in first.values()}) == 1 else 'DIFFERENT'}" for f in same))
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("workload", choices=sorted(WORKLOADS))
     parser.add_argument("--build", default="build")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", default="1", help="thread counts, e.g. 1,2")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--anchors", default="glibc,tunables,jemalloc", help="the twin's allocator settings to try")
     args = parser.parse_args()
-    twin, keys, field, timings, target, reported = WORKLOADS[args.workload]
-    ours, theirs = {}, {}
-    reports = {"attnlab": [], "PyTorch": []}
+    args.anchors = args.anchors.split(",")
+    unknown = [a for a in args.anchors if a not in ANCHORS]
+    if unknown:
+        sys.exit(f"compare.py: --anchors: unknown setting {unknown[0]}; the settings are {', '.join(ANCHORS)}")
+    if "jemalloc" in args.anchors and not os.path.exists(JEMALLOC):
+        sys.exit(f"compare.py: {JEMALLOC} is missing: install Debian's libjemalloc2 (bash .ci/setup bench), "
+                 "or leave jemalloc out of --anchors")
+    args.twin, args.keys, args.field, args.timings, args.target, args.reported = WORKLOADS[args.workload]
+    by_threads = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for r in range(args.rounds):
-            print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
-            results = run_round(args, twin, os.path.join(tmp, "attnlab-w4.json"))
-            for side, result, store in zip(reports, results, (ours, theirs)):
-                reports[side].append(result)
-                for k, v in timings(result).items():
-                    store.setdefault(k, []).append(v)
-    print_tables(args, field, keys, target, reported, ours, theirs, reports)
+        for threads in sorted({int(t) for t in args.threads.split(",")}):
+            by_threads[threads] = measure(args, threads, tmp)
+    for threads, measured in by_threads.items():
+        print_tables(args, threads, measured)
+    if 1 in by_threads and len(by_threads) > 1:
+        print_scaling(args, by_threads)
 
 
 if __name__ == "__main__":

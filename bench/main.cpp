@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
       {"W4", attn::bench::run_w4},
       {"W5", attn::bench::run_w5},
       {"W7", attn::bench::run_w7},
+      {"W8", attn::bench::run_w8},
+      {"W9", attn::bench::run_w9},
+      {"W10", attn::bench::run_w10},
   };
   auto usage = [&] {
     std::fprintf(stderr, "usage: attnlab-bench WORKLOAD [--threads N] [--seed S]\nworkloads:");

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "attnlab/data/text.hpp"
-#include "lab/builtins.hpp"
+#include "training_steps.hpp"
 
 namespace attn::bench {
 namespace {
@@ -13,25 +13,13 @@ RunPlan w5_plan(std::uint64_t seed, std::size_t epochs, const std::vector<std::s
   std::vector<std::string> set = {"seed=" + std::to_string(seed), "training.epochs=" + std::to_string(epochs),
                                   "training.eval_every=" + std::to_string(epochs)};
   set.insert(set.end(), overrides.begin(), overrides.end());
-  const SpecResult read = read_spec(std::string(ATTNLAB_BENCH_DIR) + "/w5-transformer.yaml", set);
-  if (!read.spec) throw std::runtime_error(read.diagnostics.at(0).str());
-  return read.spec->runs.at(0);
-}
-
-// One set of registries for the process: the rebuilt models' plugins outlive each call.
-const Registries& builtins() {
-  static const Registries* registries = [] {
-    auto* r = new Registries;
-    register_builtins(*r);
-    return r;
-  }();
-  return *registries;
+  return bench_plan("w5-transformer.yaml", set);
 }
 
 }  // namespace
 
 TrainedTransformer train_transformer(std::uint64_t seed, std::size_t epochs) {
-  const Registries& registries = builtins();
+  const Registries& registries = bench_registries();
   const RunPlan plan = w5_plan(seed, epochs, {});
   RunObserver observer;
   observer.epoch = [&](const EpochRecord& e) {
@@ -47,7 +35,7 @@ TrainedTransformer train_transformer(std::uint64_t seed, std::size_t epochs) {
 
 std::unique_ptr<RunParts> rebuild_transformer(const TrainedTransformer& trained, std::uint64_t seed,
                                               const std::vector<std::string>& overrides) {
-  const Registries& registries = builtins();
+  const Registries& registries = bench_registries();
   const RunPlan plan = w5_plan(seed, trained.record.history.size(), overrides);
   std::unique_ptr<RunParts> parts = build_run(plan, registries, ATTNLAB_BENCH_DIR);
   for (const auto& [name, value] : trained.record.params) parts->params.get(name).mutable_value() = value;

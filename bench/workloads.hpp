@@ -34,5 +34,8 @@ std::string run_w3(const Args& args);    // W3: one Transformer encoder block, l
 std::string run_w4(const Args& args);    // W4: Nadaraya-Watson regression, fixed and learned width
 std::string run_w5(const Args& args);    // W5: d2l's Transformer trained on fra-eng
 std::string run_w7(const Args& args);    // W7: greedy and beam decoding, with and without the KV cache
+std::string run_w8(const Args& args);    // W8: d2l's ViT at 96 x 96, a training step and the GEMM limit
+std::string run_w9(const Args& args);    // W9: d2l-neu's attention-only character LM, a step and evaluation at 512
+std::string run_w10(const Args& args);   // W10: GAT on the karate club, an epoch
 
 }  // namespace attn::bench
