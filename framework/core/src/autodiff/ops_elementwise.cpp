@@ -6,6 +6,7 @@
 #include <xtensor/xmath.hpp>
 
 #include "attnlab/autodiff/ops.hpp"
+#include "attnlab/parallel.hpp"
 #include "fast_math.hpp"
 
 namespace attn {
@@ -105,21 +106,48 @@ Var elu(const Var& x) {
   });
 }
 
+namespace {
+
+// erf of a float or of a vector of them.
+float erf_of(float x) { return std::erf(x); }
+Batch erf_of(const Batch& x) { return xsimd::erf(x); }
+float exp_of(float x) { return std::exp(x); }
+Batch exp_of(const Batch& x) { return xsimd::exp(x); }
+
+// f(T{}, i) for the elements i of [0, n): in chunks over the cores (attnlab/parallel.hpp), each
+// by vectors then single floats (for_lanes). Chunks are whole vectors, so an element takes the
+// vector path or the scalar one whatever the split.
+template <class F>
+void elementwise(std::size_t n, F&& f) {
+  parallel_for(n, std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+    for_lanes(last - first, [&](auto zero, std::size_t j) { f(zero, first + j); });
+  });
+}
+
+}  // namespace
+
 // y = x Phi(x) = x (1 + erf(x / sqrt 2)) / 2 (exact GELU, PyTorch's nn.GELU());
 // dx += dy (Phi(x) + x phi(x)), phi(x) = e^(-x^2/2) / sqrt(2 pi)
 Var gelu(const Var& x) {
   Tensor y = Tensor::from_shape(x.shape());
   const float* in = x.value().data();
-  for (std::size_t i = 0; i < y.size(); ++i) y.data()[i] = 0.5f * in[i] * (1.0f + std::erf(in[i] * 0.70710678f));
+  float* out = y.data();
+  elementwise(y.size(), [&](auto zero, std::size_t i) {
+    using T = decltype(zero);
+    const T v = load_as<T>(in + i);
+    store_to(out + i, T(0.5f) * v * (T(1.0f) + erf_of(v * T(0.70710678f))));
+  });
   return graph_node(std::move(y), {x}, [](Node& n) {
     if (!n.wants(0)) return;
-    const Tensor& x = n.parents[0]->value;
-    Tensor dx = Tensor::from_shape(x.shape());
-    for (std::size_t i = 0; i < dx.size(); ++i) {
-      const float v = x.data()[i];
-      const float cdf = 0.5f * (1.0f + std::erf(v * 0.70710678f)), pdf = 0.39894228f * std::exp(-0.5f * v * v);
-      dx.data()[i] = n.grad.data()[i] * (cdf + v * pdf);
-    }
+    const float *xv = n.parents[0]->value.data(), *dy = n.grad.data();
+    Tensor dx = Tensor::from_shape(n.parents[0]->value.shape());
+    float* d = dx.data();
+    elementwise(dx.size(), [&](auto zero, std::size_t i) {
+      using T = decltype(zero);
+      const T v = load_as<T>(xv + i);
+      const T cdf = T(0.5f) * (T(1.0f) + erf_of(v * T(0.70710678f))), pdf = T(0.39894228f) * exp_of(T(-0.5f) * v * v);
+      store_to(d + i, load_as<T>(dy + i) * (cdf + v * pdf));
+    });
     n.accumulate(0, std::move(dx));
   });
 }

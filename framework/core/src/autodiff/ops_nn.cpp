@@ -30,6 +30,18 @@ void require_dropout_rate(float p, const std::string& op) {
   if (!(p >= 0.0f && p < 1.0f)) throw std::invalid_argument(op + ": the dropout rate must be in [0, 1), got " + std::to_string(p));
 }
 
+namespace {
+
+// out = in * m / (1 - p) (or out += that) over n elements, in chunks over the cores: each
+// element's mask bit comes from its index alone, so the split changes nothing.
+void apply_in_chunks(const DropoutMask& mask, const float* in, float* out, std::size_t n, bool add) {
+  parallel_for(n, std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+    mask.apply(in + first, out + first, last - first, first, add);
+  });
+}
+
+}  // namespace
+
 // y = x * m / (1 - p), m_i ~ Bernoulli(1 - p): the mask is DropoutMask's for one 64-bit seed
 // drawn from the run's rng;  dx += dy * m / (1 - p), the mask recomputed from the seed
 Var dropout(const Var& x, float p, Rng& rng) {
@@ -38,11 +50,11 @@ Var dropout(const Var& x, float p, Rng& rng) {
   require_mask_fits(x.shape(), "dropout");
   const DropoutMask mask(rng.next_u64(), p);
   Tensor y = Tensor::from_shape(x.shape());
-  mask.apply(x.value().data(), y.data(), y.size());
+  apply_in_chunks(mask, x.value().data(), y.data(), y.size(), false);
   return graph_node(std::move(y), {x}, [mask](Node& n) {
     if (!n.wants(0)) return;
     const auto [dx, beta] = n.parents[0]->grad_target();
-    mask.apply(n.grad.data(), dx, n.grad.size(), 0, beta != 0.0f);
+    apply_in_chunks(mask, n.grad.data(), dx, n.grad.size(), beta != 0.0f);
   });
 }
 
