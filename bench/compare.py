@@ -131,8 +131,8 @@ def print_agreement(reports):
 
 
 def print_gemm_limit(reports):
-    """W3: the block's products over time x this run's single-thread sgemm rate (target 0.85)."""
-    print("\nW3 against the GEMM limit (3F / (time x sgemm rate); F counted in bench/w3_encoder_block.cpp)\n")
+    """W3: the block's products over time x threads x this run's single-thread sgemm rate (target 0.85)."""
+    print("\nW3 against the GEMM limit (3F / (time x threads x sgemm rate); F counted in bench/w3_encoder_block.cpp)\n")
     print("| round | length | GFLOP (3F) | GFLOP/s | sgemm GFLOP/s | fraction | target | met |")
     print("|" + " --- |" * 8)
     for i, result in enumerate(reports["attnlab"]):

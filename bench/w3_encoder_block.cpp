@@ -9,7 +9,7 @@
 //     (Q, K, V and the output projection: 4 products N x d x d; the FFN's two: N x d x f and
 //      N x f x d; the scores and the weighted values: B h products n x n x p each, h p = d)
 //   forward + backward = 3F (the backward has two products per forward product)
-// fraction_of_gemm_limit = 3F / (time x R), R the single-thread cblas_sgemm rate of a
+// fraction_of_gemm_limit = 3F / (time x threads x R), R the single-thread cblas_sgemm rate of a
 // 512 x 512 x 512 product (as `attnlab-bench gemm` reports it), measured in the same run,
 // in turns with the block's iterations: each iteration is followed by 10 such products, and
 // both medians are taken over the same stretch of time (on a shared machine, the sgemm rate
@@ -50,7 +50,7 @@ std::string run_w3(const Args& args) {
     const double batch = 16, n = static_cast<double>(length), d = static_cast<double>(config.d_model),
                  f = static_cast<double>(config.ffn_hidden);
     const double flops = 3 * (2 * batch * n * (4 * d * d + 2 * d * f) + 4 * batch * n * n * d);
-    const double gflops = flops / us / 1e3, fraction = gflops / rate;
+    const double gflops = flops / us / 1e3, fraction = gflops / (rate * args.threads);
     std::fprintf(stderr, "W3 length %zu: %.1f ms, %.2f GFLOP (3F), %.1f GFLOP/s = %.3f of sgemm's %.1f GFLOP/s\n", length,
                  us / 1000, flops / 1e9, gflops, fraction, rate);
     char buf[256];

@@ -24,8 +24,9 @@ constexpr double flops_per_chunk = 16e6;  // about 0.2 ms of one core's sgemm ra
 constexpr std::size_t most_chunks = 8;
 constexpr std::size_t most_inner_chunks = 4;  // each but the first writes a partial C, then added
 // Rows (or columns) of C a chunk has at least: each chunk packs the other operand again, which
-// made a 512 x 512 x 512 product in chunks of 64 rows 23% slower on one thread.
-constexpr std::size_t least_rows = 256;
+// made a 512 x 512 x 512 product in chunks of 64 rows 23% slower on one thread, and W3 at length
+// 128 (2048 rows) in chunks of 256 rows 14%.
+constexpr std::size_t least_rows = 512;
 
 // C = alpha op(A) op(B) + beta C, with leading dimensions.
 struct Product {
