@@ -81,10 +81,10 @@ Product inner_of(Product p, std::size_t k0, std::size_t k1, float* into) {
 // its own, and the partials are added to C in chunk order, row by row.
 void split_inner(const Product& p, std::size_t grain) {
   const std::size_t chunks = (p.k + grain - 1) / grain;
-  const Tensor partials = Tensor::from_shape({(chunks - 1) * p.m * p.n});  // not zeroed: sgemm writes them (beta 0)
+  Tensor partials = Tensor::from_shape({(chunks - 1) * p.m * p.n});  // not zeroed: sgemm writes them (beta 0)
   parallel_for(chunks, 1, [&](std::size_t c0, std::size_t c1) {
     for (std::size_t c = c0; c < c1; ++c)
-      sgemm(inner_of(p, c * grain, std::min(p.k, (c + 1) * grain), c ? const_cast<float*>(partials.data()) + (c - 1) * p.m * p.n : nullptr));
+      sgemm(inner_of(p, c * grain, std::min(p.k, (c + 1) * grain), c ? partials.data() + (c - 1) * p.m * p.n : nullptr));
   });
   parallel_for(p.m, chunk_size(p.m, most_chunks, 1), [&](std::size_t r0, std::size_t r1) {
     for (std::size_t c = 1; c < chunks; ++c)
