@@ -45,11 +45,13 @@ void parallel_for(std::size_t n, std::size_t grain, Body&& body) {
   parallel_for_chunks(n, grain, body);
 }
 
-// Rows per chunk for row-wise work on rows of `width` floats: at least 16k floats a chunk
-// (element-wise work, bound by memory, is worth a task only in large pieces).
+// Floats per chunk of element-wise work (bound by memory: worth a task only in large pieces;
+// a multiple of every vector width).
+constexpr std::size_t floats_per_chunk = std::size_t{1} << 14;
+
+// Rows per chunk for row-wise work on rows of `width` floats: at least floats_per_chunk a chunk.
 inline std::size_t rows_per_chunk(std::size_t width) {
-  constexpr std::size_t floats = std::size_t{1} << 14;
-  return width >= floats ? 1 : floats / (width == 0 ? 1 : width);
+  return width >= floats_per_chunk ? 1 : floats_per_chunk / (width == 0 ? 1 : width);
 }
 
 // The number of items per chunk that splits n items into about `target` chunks of at least

@@ -119,7 +119,7 @@ Batch exp_of(const Batch& x) { return xsimd::exp(x); }
 // vector path or the scalar one whatever the split.
 template <class F>
 void elementwise(std::size_t n, F&& f) {
-  parallel_for(n, std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+  parallel_for(n, floats_per_chunk, [&](std::size_t first, std::size_t last) {
     for_lanes(last - first, [&](auto zero, std::size_t j) { f(zero, first + j); });
   });
 }

@@ -35,7 +35,7 @@ namespace {
 // out = in * m / (1 - p) (or out += that) over n elements, in chunks over the cores: each
 // element's mask bit comes from its index alone, so the split changes nothing.
 void apply_in_chunks(const DropoutMask& mask, const float* in, float* out, std::size_t n, bool add) {
-  parallel_for(n, std::size_t{1} << 14, [&](std::size_t first, std::size_t last) {
+  parallel_for(n, floats_per_chunk, [&](std::size_t first, std::size_t last) {
     mask.apply(in + first, out + first, last - first, first, add);
   });
 }
