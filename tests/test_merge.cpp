@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -57,6 +58,14 @@ TEST_CASE("merge: the parts of --shard K/N make the file one machine writes, bit
   // The comparison sees a difference when there is one: a part alone is not the whole.
   CHECK(same_results(p.whole, p.part[2]).status == 1);
   CHECK(attnlab("compare " + out).status == 0);
+  // A part whose output is named by --set output= is a part of the same sweep: where a part is
+  // written cannot change its results.
+  const std::string named = p.dir / "named.h5", from_named = p.dir / "merged-named.h5";
+  REQUIRE(attnlab("run " + spec + " --set training.epochs=2 --threads 1 --shard 3/3 --set output=" + named).status == 0);
+  const auto with_named = attnlab("merge " + from_named + " " + p.part[0] + " " + p.part[1] + " " + named);
+  INFO(with_named.text);
+  CHECK(with_named.status == 0);
+  CHECK(same_results(p.whole, from_named).status == 0);
 }
 
 TEST_CASE("merge refuses parts that do not make one sweep, each in one line, writing nothing", "[merge]") {
@@ -67,6 +76,11 @@ TEST_CASE("merge refuses parts that do not make one sweep, each in one line, wri
     INFO(r.text);
     CHECK(r.status == code);
     CHECK_THAT(r.text, Catch::Contains(reason));
+    if (code == 2) {  // the reason, then the synopsis and where the options are described: not the whole usage text
+      CHECK_THAT(r.text, Catch::EndsWith("usage: attnlab merge OUT.h5 PART.h5... [--allow-missing] [--force]  "
+                                         "(attnlab merge --help for the options)\n"));
+      CHECK(std::count(r.text.begin(), r.text.end(), '\n') == 2);
+    }
     CHECK(!fs::exists(out));
     for (const auto& f : fs::directory_iterator(p.dir.path)) CHECK(f.path().string().find(".merging-") == std::string::npos);
   };

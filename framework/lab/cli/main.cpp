@@ -47,11 +47,17 @@ int with_output_written(const Command& c, int code) {
 // An error message as printed: at most 2000 bytes (a 100 KB --run value is not echoed whole).
 std::string shown(const char* message) { return attn::utf8_shortened(message, 2000); }
 
+// What follows a refusal: the command's synopsis and where its options are described, not the
+// whole usage text (the one line that says what was wrong stays easy to see).
+std::string usage_hint(const Command& c) {
+  return c.usage.substr(0, c.usage.find('\n')) + "  (attnlab " + c.name + " --help for the options)";
+}
+
 int run_command(const Command& c, const std::vector<std::string>& rest) {
   try {
     return with_output_written(c, c.run(rest));
   } catch (const attn::UsageError& e) {
-    std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), shown(e.what()).c_str(), c.usage.c_str());
+    std::fprintf(stderr, "attnlab %s: %s\n%s\n", c.name.c_str(), shown(e.what()).c_str(), usage_hint(c).c_str());
     return 2;
   } catch (const attn::SpecError& e) {  // what the user wrote (a spec, --set, a token): exit 2, as for run
     std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), shown(e.what()).c_str());

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <set>
 
 #include "attnlab/errors.hpp"
 #include "attnlab/footprint.hpp"

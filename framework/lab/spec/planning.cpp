@@ -57,6 +57,7 @@ void emit(YAML::Emitter& out, std::vector<Entry>::const_iterator begin, std::vec
 RunPlan make_plan(const PointSpec& point) {
   RunPlan p;
   p.values = point.table;
+  p.values.erase("output");  // where the sweep's results go is no part of a run (parts of one sweep name their own)
   p.sweep_point = point.point;
   p.id = run_id(point.point);
   for (const SpecKey& row : spec_keys()) {
