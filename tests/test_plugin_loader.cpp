@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "lab/builtins.hpp"
 #include "attnlab/attention/attention.hpp"
@@ -145,4 +146,53 @@ TEST_CASE("cells and modes are checked where the framework meets them: errors na
   const Attention throws(r, ParamScope(store, rng, "b"), config, 5, 5, 5);
   CHECK_THROWS_WITH(throws({x, x, x}, std::nullopt), Catch::StartsWith("attention mode 'throws_in_form' (plugin ") &&
                                                          Catch::EndsWith("threw in form(): deliberate failure in form()"));
+  // A mode may only tighten the mask it was given: dropping or widening the caller's lengths
+  // would let padding through, and is refused at the mode's name.
+  IntTensor lens = IntTensor::from_shape({2});
+  lens(0) = 2, lens(1) = 3;
+  for (const std::string loosens : {"drops_lens", "widens_lens"}) {
+    config.mode = {loosens, {}, ""};
+    const Attention loose(r, ParamScope(store, rng, loosens), config, 5, 5, 5);
+    CHECK_THROWS_WITH(loose({x, x, x}, lens), "attention mode '" + loosens + "' (plugin " + bad("wrong_query_dim") +
+                                                  ") widened the mask it was given in valid_lens(): query 0 of example 0 sees keys "
+                                                  "[0, 3), where the caller's valid lengths allow [0, 2) (padding would be attended "
+                                                  "to); a mode may only tighten the caller's lengths, so start from `lens`");
+  }
+  Options causal_mask;
+  causal_mask.set("causal", "true");
+  config.mode = {"vvv", causal_mask, ""};  // a causal mode tightens the mask: it passes
+  const Attention causal(r, ParamScope(store, rng, "causal"), config, 5, 5, 5);
+  CHECK_NOTHROW(causal({x, x, x}, lens));
+}
+
+TEST_CASE("plugin paths in a spec resolve against the spec's directory; the results keep them, --plugin replaces them",
+          "[plugins][loader][cli]") {
+  namespace fs = std::filesystem;
+  const test::TempDir dir("attnlab-plugin-paths");
+  fs::create_directories(dir.path / "study" / "lib");
+  fs::create_directories(dir.path / "elsewhere");
+  fs::copy_file(ATTNLAB_EXAMPLE_PLUGIN, dir.path / "study" / "lib" / "libattnlab-cosine.so");
+  std::ofstream(dir / "study/cosine.yaml") << "plugins: [lib/libattnlab-cosine.so]\n"
+                                              "dataset: {name: sequence_task, task: reverse, num_train: 64, num_valid: 8, num_steps: 6, max_len: 4}\n"
+                                              "model: {name: seq2seq, embed: 8, hidden: 8, layers: 1, attention: {scoring: cosine}}\n"
+                                              "training: {epochs: 1, batch_size: 32, lr: 0.01}\n";
+  const std::string results = dir / "cosine.h5";
+  const auto in = [&](const std::string& where, const std::string& args) {
+    return test::command_output("cd " + where + " && " + test::attnlab_exe + " " + args + " 2>&1");
+  };
+  const auto ran = in(dir / "elsewhere", "run ../study/cosine.yaml --output " + results);
+  INFO(ran.text);
+  REQUIRE(ran.status == 0);
+  // The stored config names the plugin by its absolute path: translate works from any directory.
+  const auto translated = in("/", "translate " + results + " \"1 2 3\"");
+  INFO(translated.text);
+  CHECK(translated.status == 0);
+  // The plugin moved: the stored path names where it was; --plugin names where it is now.
+  fs::rename(dir.path / "study" / "lib", dir.path / "study" / "moved");
+  const auto lost = in("/", "translate " + results + " \"1 2 3\"");
+  CHECK(lost.status == 2);
+  CHECK_THAT(lost.text, Catch::Contains((dir.path / "study" / "lib" / "libattnlab-cosine.so").string()));
+  const auto found = in(dir / "elsewhere", "translate " + results + " \"1 2 3\" --plugin ../study/moved/libattnlab-cosine.so");
+  INFO(found.text);
+  CHECK(found.status == 0);
 }

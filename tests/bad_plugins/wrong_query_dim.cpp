@@ -1,5 +1,7 @@
-// An attention mode that declares one more query feature than it forms: the attention layer
-// must blame the mode, not the scoring function built for the declared size.
+// Attention modes that misbehave where the framework meets them: one declares one more query
+// feature than it forms (the attention layer must blame the mode, not the scoring function built
+// for the declared size); one throws in form(); one drops the caller's valid lengths and one
+// widens them (padding would be attended to: a mode may only tighten the mask).
 #include <attnlab/plugin.hpp>
 
 #include <stdexcept>
@@ -28,9 +30,32 @@ class ThrowsInForm final : public attn::AttentionMode {
  private:
   std::size_t dims_[3];
 };
+// Passes its sources through; valid_lens() drops the caller's lengths, or adds one to each.
+class LoosensMask final : public attn::AttentionMode {
+ public:
+  LoosensMask(const attn::ModeArgs& a, bool drop) : dims_{a.query_dim, a.key_dim, a.value_dim}, drop_(drop) {}
+  attn::FormedQkv form(const attn::AttentionSources& s) override { return {s.query, s.key, s.value}; }
+  std::size_t query_dim() const override { return dims_[0]; }
+  std::size_t key_dim() const override { return dims_[1]; }
+  std::size_t value_dim() const override { return dims_[2]; }
+  attn::ValidLens valid_lens(const attn::ValidLens& lens, std::size_t, std::size_t, std::size_t) const override {
+    if (drop_ || !lens) return std::nullopt;
+    attn::IntTensor wider = *lens;
+    for (auto& l : wider) l += 1;
+    return wider;
+  }
+
+ private:
+  std::size_t dims_[3];
+  bool drop_;
+};
 }  // namespace
 
 ATTNLAB_PLUGIN(registry) {
   registry.modes.add<WrongQueryDim>("wrong_query_dim", "declares query_dim() + 1 (a test plugin)");
   registry.modes.add<ThrowsInForm>("throws_in_form", "throws in form() (a test plugin)");
+  registry.modes.add("drops_lens", "drops the caller's valid lengths (a test plugin)",
+                     [](const attn::ModeArgs& a) { return std::make_unique<LoosensMask>(a, true); });
+  registry.modes.add("widens_lens", "adds one to the caller's valid lengths (a test plugin)",
+                     [](const attn::ModeArgs& a) { return std::make_unique<LoosensMask>(a, false); });
 }

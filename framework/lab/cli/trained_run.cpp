@@ -1,5 +1,6 @@
 #include "trained_run.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -59,8 +60,16 @@ RunPlan stored_plan(const ResultsReader& file, const std::string& id, const Argu
   const SpecResult spec = read_spec_text(file.config(id), file.path() + ":/runs/" + id, decoding_overrides(a));
   if (!spec.spec) throw FileError("the run's stored config does not read back: " + spec.diagnostics[0].str());
   register_builtins(registries);
-  for (const std::string& p : spec.spec->plugins) load_plugin(p, registries);
-  for (const std::string& p : a.all("--plugin")) load_plugin(p, registries);
+  // A --plugin replaces the stored path of the plugin with its file name (the run's plugin moved).
+  const std::vector<std::string> given = a.all("--plugin");
+  const auto replaced = [&](const std::string& stored) {
+    return std::any_of(given.begin(), given.end(), [&](const std::string& p) {
+      return std::filesystem::path(p).filename() == std::filesystem::path(stored).filename();
+    });
+  };
+  for (const std::string& p : spec.spec->plugins)
+    if (!replaced(p)) load_plugin(p, registries);
+  for (const std::string& p : given) load_plugin(p, registries);
   return spec.spec->runs.at(0);
 }
 

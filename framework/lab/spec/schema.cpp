@@ -134,7 +134,7 @@ std::vector<SpecKey> spec_data_model_keys() {
       spec_level("output", V::string, "a path in an existing, writable directory", "the HDF5 results file; `--output` replaces it",
                  "`<spec file name>.h5`"),
       spec_level("plugins", V::string_list, "paths of plugin libraries",
-                 "outside plugins to load before anything else (relative paths: from the current directory)", "`[]`"),
+                 "outside plugins to load before anything else (relative paths: the spec's directory if the file is there, otherwise the current directory)", "`[]`"),
       plugin_name("dataset.name", [](P& p, const SpecValue& v) { p.dataset = v.text(); }, "a registered dataset",
                   "`regression1d`, `sequence_task`, `parallel_corpus`, `fashion_mnist`, `graph`, `coloured_graphs`, `spoken_digits`, "
                   "`text_corpus` ([datasets-and-models.md](datasets-and-models.md)), or a loaded one"),

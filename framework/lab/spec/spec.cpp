@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "attnlab/data/dataset.hpp"
 #include "attnlab/file_kind.hpp"
 #include "lab/spec/stages.hpp"
 #include "lab/spec/text_checks.hpp"
@@ -60,6 +61,19 @@ void read_spec_level_keys(const SpecTable& table, Spec& spec) {
   spec.name = text("name", stem);
   spec.output = text("output", stem + ".h5");
   if (const auto it = table.find("plugins"); it != table.end()) spec.plugins = it->second.items;
+}
+
+// Plugin paths resolve as data paths do: against the spec's directory when the file is there,
+// otherwise against the current directory. The resolved, absolute path is what each run's stored
+// config keeps, so the commands that rebuild a run find the plugin from any directory.
+void resolve_plugin_paths(SpecTable& table, const std::string& spec_directory) {
+  const auto it = table.find("plugins");
+  if (it == table.end()) return;
+  for (std::string& path : it->second.items) {
+    const std::string found = resolve_data_path(path, spec_directory);
+    std::error_code ec;
+    if (std::filesystem::exists(found, ec)) path = std::filesystem::absolute(found, ec).lexically_normal().string();
+  }
 }
 
 // Each diagnostic once (sweep points share most of their keys).
@@ -163,13 +177,14 @@ SpecResult read_spec_text(const std::string& text, const std::string& path, cons
   SpecResult result;
   const auto root = parse_yaml(text, path, result.diagnostics);
   if (!root) return result;
-  const WrittenSpec written = read_written_spec(*root, path, overrides, result.diagnostics);
+  WrittenSpec written = read_written_spec(*root, path, overrides, result.diagnostics);
   check_written_spec(written, result.diagnostics);
   if (!result.diagnostics.empty()) return result;
   Spec spec;
   spec.path = path;
   spec.text = text;
   spec.directory = std::filesystem::path(path).parent_path().string();
+  resolve_plugin_paths(written.table, spec.directory);
   read_spec_level_keys(written.table, spec);
   if (plan_runs(written, spec, result.diagnostics) && result.diagnostics.empty()) result.spec = std::move(spec);
   return result;

@@ -28,6 +28,32 @@ std::string nonzero_masked_entry(const Tensor& w, const ValidLens& lens) {
   return "";
 }
 
+// The keys [first, end) that lens lets query q of example b see, of n_k (none: all of them).
+std::pair<long, long> key_range(const ValidLens& lens, std::size_t b, std::size_t q, std::size_t n_k) {
+  const long all = static_cast<long>(n_k);
+  if (!lens) return {0, all};
+  const IntTensor& l = *lens;
+  if (l.dimension() == 1) return {0, std::min<long>(l(b), all)};
+  if (l.dimension() == 2) return {0, std::min<long>(l(b, q), all)};
+  return {std::max<long>(l(b, q, 0), 0), std::min<long>(l(b, q, 1), all)};
+}
+
+// The first query for which `out` lets through a key that `given` masks: a mode may only
+// tighten the mask it was given (a causal or windowed mode), never drop or widen it. "" if none.
+std::string widened_query(const ValidLens& given, const ValidLens& out, std::size_t batch, std::size_t n_q, std::size_t n_k) {
+  if (!given) return "";
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t q = 0; q < n_q; ++q) {
+      const auto [first, end] = key_range(out, b, q, n_k);
+      const auto [allowed_first, allowed_end] = key_range(given, b, q, n_k);
+      if (first < end && (first < allowed_first || end > allowed_end))
+        return "query " + std::to_string(q) + " of example " + std::to_string(b) + " sees keys [" + std::to_string(first) + ", " +
+               std::to_string(end) + "), where the caller's valid lengths allow [" + std::to_string(allowed_first) + ", " +
+               std::to_string(allowed_end) + ")";
+    }
+  return "";
+}
+
 // " [B, n, d]"-style text of what a formed tensor should be, with the known sizes filled in.
 std::string expected_text(std::size_t batch, const std::string& n, std::size_t d) {
   return "[" + std::to_string(batch) + ", " + n + ", " + std::to_string(d) + "]";
@@ -153,6 +179,9 @@ ValidLens CheckedMode::valid_lens(const ValidLens& lens, std::size_t batch, std:
     throw PluginFault(who + " returned valid lengths of shape " + shape_str(Shape(out->shape().begin(), out->shape().end())) +
                       "; expected none, [B] = [" + std::to_string(batch) + "], [B, n_q] = [" + std::to_string(batch) +
                       ", " + std::to_string(n_q) + "] or key ranges [B, n_q, 2]");
+  if (const std::string widened = widened_query(lens, out, batch, n_q, n_k); !widened.empty())
+    throw PluginFault(who + " widened the mask it was given in valid_lens(): " + widened +
+                      " (padding would be attended to); a mode may only tighten the caller's lengths, so start from `lens`");
   return out;
 }
 
