@@ -105,7 +105,8 @@ TEST_CASE("attention is recorded on the probe set: the same inputs for every see
   CHECK_THAT(h.attr_string(file.run_group(ids[0]) + "/history/train_loss", "description"), Catch::Contains("mean over target tokens"));
   CHECK_THAT(h.attr_string(file.run_group(ids[0]) + "/params/decoder/output/W", "description"), Catch::Contains("decoder.output.W"));
   // compare shows the attention table beside the metrics
-  const std::string table = format_summary(summarize(file.runs()), TableFormat::text);
+  const Summary summary = summarize(file.runs());
+  const std::string table = format_summary(summary, TableFormat::text, headline_metrics(summary));
   CHECK_THAT(table, Catch::Contains("attention on the probe set") && Catch::Contains("gold_mass"));
 }
 

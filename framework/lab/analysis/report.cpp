@@ -141,9 +141,10 @@ struct Section {
 
 std::vector<Section> sections(const ResultsReader& file, const std::vector<RunInfo>& runs) {
   std::vector<Section> s;
+  const Summary summary = summarize(runs);
   s.push_back({"comparison", "Comparison",
                "<p class=\"muted\">One row per sweep point; mean &plusmn; standard deviation over seeds of the final metrics.</p>\n" +
-                   html_tables(summary_tables(summarize(runs)))});
+                   html_tables(summary_tables(summary, main_table_metrics(summary)))});
   const Table metrics = attention_metrics_table(file, runs);
   if (!metrics.cells.empty()) s.push_back({"attention-metrics", "Attention metrics", html_tables({metrics})});
   s.push_back({"curves", "Training curves",

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "arguments.hpp"
 #include "lab/results/results_format.hpp"
@@ -65,8 +66,26 @@ std::vector<RunInfo> all_runs(const std::vector<ResultsReader>& files, const std
   return out;
 }
 
+// The main table's columns: --metrics all, a comma-separated list, or the task's main metrics.
+std::vector<std::string> chosen_metrics(const Summary& s, const std::string& choice) {
+  const std::vector<std::string> all = main_table_metrics(s);
+  if (choice.empty()) return headline_metrics(s);
+  if (choice == "all") return all;
+  std::vector<std::string> out;
+  std::stringstream list(choice);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (std::find(all.begin(), all.end(), name) == all.end()) {
+      std::string known;
+      for (const std::string& m : all) known += (known.empty() ? "" : ", ") + m;
+      throw UsageError("--metrics: no run has the metric '" + name + "'; the runs have " + known + " (or all)");
+    }
+    out.push_back(name);
+  }
+  return out;
+}
+
 int compare(const std::vector<std::string>& args) {
-  const Arguments a(args, {}, {"--format", "--best", "--metric"});
+  const Arguments a(args, {}, {"--format", "--best", "--metric", "--metrics"});
   if (a.positional().empty()) throw UsageError("expected one or more results files");
   const std::string f = a.value("--format", "text");
   if (f != "text" && f != "csv" && f != "markdown") throw UsageError("--format must be text, csv or markdown, got '" + f + "'");
@@ -88,7 +107,8 @@ int compare(const std::vector<std::string>& args) {
                 larger_is_better(best) ? "highest" : "lowest",
                 unmeasured.empty() ? "" : (", " + std::to_string(unmeasured.size()) + " run(s) without it left out").c_str());
   if (metric.empty()) {
-    std::printf("%s", format_summary(summarize(runs), format).c_str());
+    const Summary summary = summarize(runs);
+    std::printf("%s", format_summary(summary, format, chosen_metrics(summary, a.value("--metrics", ""))).c_str());
     return 0;
   }
   const std::string what = best.empty() ? "the final model" : "at each run's best epoch by " + best;
@@ -101,10 +121,13 @@ int compare(const std::vector<std::string>& args) {
 
 Command compare_command() {
   return {"compare", "print the comparison table of results files (text, CSV or Markdown), with statistics",
-          "usage: attnlab compare RESULTS.h5 [MORE.h5 ...] [--format text|csv|markdown] [--best METRIC]\n"
-          "                       [--metric METRIC]\n"
+          "usage: attnlab compare RESULTS.h5 [MORE.h5 ...] [--format text|csv|markdown] [--metrics LIST|all]\n"
+          "                       [--best METRIC] [--metric METRIC]\n"
           "  One row per sweep point: each metric as mean ± std over seeds, and wall time. Several\n"
           "  files: their runs together, each sweep point named by its file (file=NAME.h5, ...).\n"
+          "  --metrics: the columns, comma-separated (valid_loss,valid_bleu), or all; by default the\n"
+          "  task's main metrics. A text table wider than 100 columns is printed in parts. CSV has\n"
+          "  every column.\n"
           "  --best METRIC: each run as it was at the epoch where METRIC (a column of its history)\n"
           "  was best: highest for accuracy, exact match and BLEU, else lowest; best_epoch says which.\n"
           "  --metric METRIC: instead of the table, METRIC's mean, std and 95% confidence interval\n"

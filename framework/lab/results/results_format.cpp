@@ -365,7 +365,7 @@ void write_summary_into(Hdf5File& f, const Summary& s) {
     f.write(summary_group + "/" + m + "_mean", mean);
     f.write(summary_group + "/" + m + "_std", std);
   }
-  f.set_attr(summary_group, "table", format_summary(s, TableFormat::text));
+  f.set_attr(summary_group, "table", format_summary(s, TableFormat::text, main_table_metrics(s)));
 }
 
 }  // namespace

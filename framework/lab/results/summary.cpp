@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -124,32 +125,66 @@ std::pair<std::string, std::string> attention_metric_parts(const std::string& m)
   return {rest.substr(0, rest.find('.')), rest.substr(rest.find('.') + 1)};
 }
 
-std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, TableFormat format) {
+namespace {
+
+// The columns `shown` of a table as aligned text: the header, a rule, the rows.
+std::string aligned_text(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells,
+                         const std::vector<std::size_t>& shown, const std::vector<std::size_t>& w) {
+  const auto row = [&](const std::vector<std::string>& line) {
+    std::string r;
+    for (std::size_t i : shown) r += line[i] + std::string(w[i] - display_width(line[i]), ' ') + "  ";
+    while (!r.empty() && r.back() == ' ') r.pop_back();
+    return r + "\n";
+  };
+  std::size_t total = 0;
+  for (std::size_t i : shown) total += w[i] + 2;
+  std::string out = row(header) + std::string(total - 2, '-') + "\n";
+  for (const auto& line : cells) out += row(line);
+  return out;
+}
+
+std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells,
+                           const std::vector<std::size_t>& w) {
+  const auto row = [&](const std::vector<std::string>& line) {
+    std::string r = "|";
+    for (std::size_t i = 0; i < line.size(); ++i) r += " " + line[i] + std::string(w[i] - display_width(line[i]), ' ') + " |";
+    return r + "\n";
+  };
+  std::string out = row(header) + "|";
+  for (std::size_t x : w) out += " " + std::string(std::max<std::size_t>(x, 3), '-') + " |";
+  out += "\n";
+  for (const auto& line : cells) out += row(line);
+  return out;
+}
+
+}  // namespace
+
+std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, TableFormat format,
+                         std::size_t keys) {
   std::vector<std::size_t> w(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) {
     w[i] = display_width(header[i]);
     for (const auto& line : cells) w[i] = std::max(w[i], display_width(line[i]));
   }
-  const bool md = format == TableFormat::markdown;
-  auto row = [&](const std::vector<std::string>& line) {
-    std::string r = md ? "| " : "";
-    for (std::size_t i = 0; i < line.size(); ++i)
-      r += line[i] + std::string(w[i] - display_width(line[i]), ' ') + (md ? " | " : (i + 1 < line.size() ? "  " : ""));
-    while (!r.empty() && r.back() == ' ') r.pop_back();
-    return r + "\n";
+  if (format == TableFormat::markdown) return markdown_table(header, cells, w);
+  // Text: the columns in parts no wider than table_columns, each part led by the key columns.
+  keys = std::min(keys, header.size());
+  std::vector<std::size_t> part;
+  std::size_t width = 0;
+  const auto start_part = [&] {
+    part.clear(), width = 0;
+    for (std::size_t i = 0; i < keys; ++i) part.push_back(i), width += w[i] + 2;
   };
-  std::string out = row(header);
-  if (md) {
-    out += "|";
-    for (std::size_t x : w) out += " " + std::string(std::max<std::size_t>(x, 3), '-') + " |";
-    out += "\n";
-  } else {
-    std::size_t total = 0;
-    for (std::size_t x : w) total += x + 2;
-    out += std::string(total - 2, '-') + "\n";
+  std::string out;
+  start_part();
+  for (std::size_t i = keys; i < header.size(); ++i) {
+    if (part.size() > keys && width + w[i] > table_columns) {
+      out += aligned_text(header, cells, part, w) + "\n";
+      start_part();
+    }
+    part.push_back(i), width += w[i] + 2;
   }
-  for (const auto& line : cells) out += row(line);
-  return out;
+  return out + aligned_text(header, cells, part, w);
 }
 
 namespace {
@@ -181,7 +216,7 @@ std::optional<Table> attention_table(const Summary& s) {
   }
   if (maps.empty()) return std::nullopt;
   Table t{"attention on the probe set (mean over layers and heads; per layer and head: /runs/<id>/attention_metrics)",
-          {"sweep point", "map"}, {}};
+          {"sweep point", "map"}, {}, 2};
   t.header.insert(t.header.end(), metrics.begin(), metrics.end());
   for (const SummaryRow& r : s.rows)
     for (const std::string& map : maps) {
@@ -202,7 +237,7 @@ std::optional<Table> class_table(const Summary& s) {
     if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) metrics.push_back(metric);
   }
   if (classes.empty()) return std::nullopt;
-  Table t{"per class (the confusion matrix: /runs/<id>/data/confusion)", {"sweep point", "class"}, {}};
+  Table t{"per class (the confusion matrix: /runs/<id>/data/confusion)", {"sweep point", "class"}, {}, 2};
   t.header.insert(t.header.end(), metrics.begin(), metrics.end());
   for (const SummaryRow& r : s.rows)
     for (const std::string& name : classes) {
@@ -244,15 +279,29 @@ bool in_main_table(const std::string& m) { return !is_attention_metric(m) && !is
 
 std::string format_number(double v) { return cell(v, TableFormat::text); }
 
-std::vector<Table> summary_tables(const Summary& s) {
+std::vector<std::string> main_table_metrics(const Summary& s) {
+  std::vector<std::string> out;
+  std::copy_if(s.metrics.begin(), s.metrics.end(), std::back_inserter(out), in_main_table);
+  return out;
+}
+
+std::vector<std::string> headline_metrics(const Summary& s) {
+  const auto has = [&](const std::string& m) { return std::find(s.metrics.begin(), s.metrics.end(), m) != s.metrics.end(); };
+  std::vector<std::string> out;
+  if (has("valid_loss")) out.push_back("valid_loss");
+  else if (has("train_loss")) out.push_back("train_loss");
+  for (const char* m : {"valid_exact_match", "valid_bleu", "valid_ppl", "valid_bits_per_token", "valid_accuracy", "test_mse"})
+    if (has(m) && out.size() < 3) out.push_back(m);
+  return out.empty() ? main_table_metrics(s) : out;
+}
+
+std::vector<Table> summary_tables(const Summary& s, const std::vector<std::string>& shown) {
   Table main{"", {"sweep point", "runs ok"}, {}};
-  for (const auto& m : s.metrics)
-    if (in_main_table(m)) main.header.push_back(m);
+  main.header.insert(main.header.end(), shown.begin(), shown.end());
   main.header.push_back("wall s");
   for (const SummaryRow& r : s.rows) {
     std::vector<std::string> line = {r.point, std::to_string(r.ok) + "/" + std::to_string(r.runs)};
-    for (const auto& m : s.metrics)
-      if (in_main_table(m)) line.push_back(mean_std(r, m));
+    for (const auto& m : shown) line.push_back(mean_std(r, m));
     line.push_back(format_number(r.wall_mean));
     main.cells.push_back(std::move(line));
   }
@@ -263,11 +312,11 @@ std::vector<Table> summary_tables(const Summary& s) {
   return tables;
 }
 
-std::string format_summary(const Summary& s, TableFormat format) {
+std::string format_summary(const Summary& s, TableFormat format, const std::vector<std::string>& shown) {
   if (format == TableFormat::csv) return csv_table(s);
   std::string out;
-  for (const Table& t : summary_tables(s))
-    out += (t.caption.empty() ? "" : "\n" + t.caption + "\n") + render_table(t.header, t.cells, format);
+  for (const Table& t : summary_tables(s, shown))
+    out += (t.caption.empty() ? "" : "\n" + t.caption + "\n") + render_table(t.header, t.cells, format, t.keys);
   return out;
 }
 

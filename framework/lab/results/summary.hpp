@@ -52,17 +52,29 @@ struct Table {
   std::string caption;  // "" for none
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> cells;
+  std::size_t keys = 1;  // the first columns name the row (sweep point, map): repeated when text wraps
 };
+// The metrics of the main table (one row per sweep point): every metric that is not per map,
+// class or length, in the summary's order.
+std::vector<std::string> main_table_metrics(const Summary& s);
+// The task's main metrics, the main table's default on a terminal: the validation loss (else the
+// training loss) and up to two headline metrics, the first there are of: exact match, BLEU,
+// perplexity, bits per token, accuracy, test MSE.
+std::vector<std::string> headline_metrics(const Summary& s);
 // The comparison tables: the metrics per sweep point, then (when runs were evaluated at other
 // lengths) the headline metrics per sweep point and length, then (when runs measured attention)
 // the attention metrics per sweep point and map kind; numbers by format_number, "mean ± std".
-std::vector<Table> summary_tables(const Summary& s);
+// `shown`: the main table's metric columns (main_table_metrics for all of them).
+std::vector<Table> summary_tables(const Summary& s, const std::vector<std::string>& shown);
 // Text and Markdown: summary_tables' tables (the metrics, by length, per class, attention). CSV: one table of every column, named as the
 // file's /summary datasets (runs_ok, <metric>_mean...), at full precision.
-std::string format_summary(const Summary& s, TableFormat format);
-// A table as aligned text (header, a rule, rows) or Markdown.
+std::string format_summary(const Summary& s, TableFormat format, const std::vector<std::string>& shown);
+// The width text tables keep to: wider ones are printed in parts, each with the key columns.
+constexpr std::size_t table_columns = 100;
+// A table as aligned text (header, a rule, rows; in parts of at most table_columns, each
+// repeating the first `keys` columns) or Markdown.
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells,
-                         TableFormat format);
+                         TableFormat format, std::size_t keys = 1);
 // Attention metrics are named "attention.<map>.<metric>": is `name` one, and its two parts.
 bool is_attention_metric(const std::string& name);
 // Whether `name` is a classifier's metric of one class ("valid_accuracy.<class>").

@@ -379,8 +379,8 @@ int run_sweep(const std::string& spec_path, const RunnerOptions& options, int th
 
   const Summary summary = summarize(ResultsReader(p->output).runs());
   write_summary(p->output, summary);
-  std::printf("\n%s\nresults: %s  (attnlab compare %s --format markdown)\n", format_summary(summary, TableFormat::text).c_str(),
-              p->output.c_str(), p->output.c_str());
+  std::printf("\n%s\nresults: %s  (attnlab compare %s --metrics all: every metric)\n",
+              format_summary(summary, TableFormat::text, headline_metrics(summary)).c_str(), p->output.c_str(), p->output.c_str());
   if (interrupted) {
     std::fprintf(stderr, "interrupted: unfinished runs are marked 'interrupted'; complete them with --resume\n");
     return 130;
