@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -33,4 +34,24 @@ TEST_CASE("the plugin guides state the plugin API version the headers define", "
     }
   }
   CHECK(mentions >= 6);  // the four plugin guides, the handshake's error example, architecture.md
+}
+
+TEST_CASE("a plugin written with API 1's names compiles, each old name warning with its successor", "[plugins][sdk]") {
+  const attn::test::TempDir dir("attnlab-old-names");
+  std::ofstream(dir / "old.cpp") << R"(#include <attnlab/plugin.hpp>
+#include <attnlab/autodiff/ops.hpp>
+#include <attnlab/errors.hpp>
+#include <attnlab/plugins/attention_mode.hpp>
+attn::Var twice(const attn::Var& x) { return attn::record(x.value() * 2.0f, {x}, [](attn::Node&) {}); }
+attn::QKV formed;
+void refuse() { throw attn::OptionError("spec.yaml:1:1", "bad"); }
+attn::Var keep(const attn::Var& a, const attn::Var& c) { return attn::select_rows({true}, a, c); }
+)";
+  const auto compiled = attn::test::command_output("g++ -std=c++17 -DXTENSOR_USE_XSIMD -fsyntax-only -I" + attn::test::source_root +
+                                                   "/framework/core/include " + (dir / "old.cpp") + " 2>&1");
+  INFO(compiled.text);
+  CHECK(compiled.status == 0);
+  for (const std::string warning : {"record() is graph_node() since plugin API 2", "QKV is FormedQkv since plugin API 2",
+                                    "OptionError is SpecError since plugin API 2", "select_rows() is rows_where() since plugin API 3"})
+    CHECK_THAT(compiled.text, Catch::Contains("is deprecated: " + warning + " [-Wdeprecated-declarations]"));
 }

@@ -37,6 +37,12 @@ class SpecError : public Error {
   std::string where_, message_;
 };
 
+// API 1's name, kept for API 13 only (docs/plugin-api-changes.md).
+class [[deprecated("OptionError is SpecError since plugin API 2")]] OptionError : public SpecError {
+ public:
+  using SpecError::SpecError;
+};
+
 class RegistryError : public Error {
  public:
   using Error::Error;

@@ -42,7 +42,10 @@
 //    Model::evaluation_loss / evaluation_size (ablation and head importance).
 // 12: Model::prediction_loss and HeadGates watching attention weights (gradient-weighted rollout);
 //    graph_recording().
-#define ATTNLAB_PLUGIN_API_VERSION 12
+// 13: MultiHead::pytorch_init (MultiHead's layout); API 1's and 2's names record, QKV,
+//    OptionError and select_rows back as deprecated aliases that name their successors, for this
+//    version only.
+#define ATTNLAB_PLUGIN_API_VERSION 13
 
 namespace attn {
 

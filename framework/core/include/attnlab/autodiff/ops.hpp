@@ -141,6 +141,11 @@ Var rnn_step(const Var& xp, const Var& hp);
 // Rows of [B, ...]: y[b] = keep[b] ? a[b] : c[b], zeros where c is undefined (ended sequences
 // keep their state and output zeros).
 Var rows_where(const std::vector<bool>& keep, const Var& a, const Var& c);
+// API 2's name, kept for API 13 only (docs/plugin-api-changes.md).
+[[deprecated("select_rows() is rows_where() since plugin API 3")]] inline Var select_rows(const std::vector<bool>& keep, const Var& a,
+                                                                                     const Var& c) {
+  return rows_where(keep, a, c);
+}
 
 // ---- attention (ops_attention.cpp) ----
 // Additive (Bahdanau) scores after projection, fused: q [B, n_q, h], k [B, n_k, h], w [h] ->

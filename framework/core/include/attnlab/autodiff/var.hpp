@@ -104,5 +104,10 @@ Var leaf(Tensor value);
 // and the closure is dropped; otherwise backward(node) will be called during backward().
 // This is also the hook for fused primitives written in plugins.
 Var graph_node(Tensor value, std::vector<Var> parents, std::function<void(Node&)> backward);
+// API 1's name, kept for API 13 only (docs/plugin-api-changes.md).
+[[deprecated("record() is graph_node() since plugin API 2")]] inline Var record(Tensor value, std::vector<Var> parents,
+                                                                            std::function<void(Node&)> backward) {
+  return graph_node(std::move(value), std::move(parents), std::move(backward));
+}
 
 }  // namespace attn

@@ -43,6 +43,8 @@ struct FormedQkv {
   Var keys;     // [B, n_k, d_k']
   Var values;   // [B, n_k, d_v']
 };
+// API 1's name, kept for API 13 only (docs/plugin-api-changes.md).
+using QKV [[deprecated("QKV is FormedQkv since plugin API 2")]] = FormedQkv;
 
 class AttentionMode {
  public:
