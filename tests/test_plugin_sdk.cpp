@@ -55,3 +55,30 @@ attn::Var keep(const attn::Var& a, const attn::Var& c) { return attn::select_row
                                     "OptionError is SpecError since plugin API 2", "select_rows() is rows_where() since plugin API 3"})
     CHECK_THAT(compiled.text, Catch::Contains("is deprecated: " + warning + " [-Wdeprecated-declarations]"));
 }
+
+TEST_CASE("attnlab new-plugin writes, for each kind, a plugin that compiles, loads and a spec that validates", "[plugins][sdk][cli]") {
+  const attn::test::TempDir dir("attnlab-new-plugin");
+  const auto in_dir = [&](const std::string& command) { return attn::test::command_output("cd " + dir.path.string() + " && " + command + " 2>&1"); };
+  const std::string attnlab = attn::test::attnlab_exe;
+  for (const std::string kind : {"scoring", "cell", "mode", "normalizer", "positional"}) {
+    const std::string name = "my_" + kind, so = "build/lib" + name + ".so";
+    const auto written = in_dir(attnlab + " new-plugin " + kind + " " + name);
+    INFO(written.text);
+    REQUIRE(written.status == 0);
+    CHECK_THAT(written.text, Catch::Contains("attnlab plugins --plugin " + so));
+    const auto built = in_dir("cd " + name + " && mkdir -p build && g++ -std=c++17 -O0 -shared -fPIC " + name + ".cpp -o " + so +
+                              " $(PKG_CONFIG_PATH=" + ATTNLAB_BUILD_ROOT + "/meson-uninstalled pkg-config --cflags --libs attnlab)");
+    INFO(built.text);
+    REQUIRE(built.status == 0);
+    CHECK_THAT(in_dir("cd " + name + " && " + attnlab + " plugins --plugin " + so).text, Catch::Contains("  " + name + " "));
+    const auto validated = in_dir("cd " + name + " && " + attnlab + " validate " + name + ".yaml");
+    INFO(validated.text);
+    CHECK(validated.status == 0);
+  }
+  // Refusals: one line, exit 2, nothing written.
+  CHECK(in_dir(attnlab + " new-plugin scoring my_scoring").status == 2);  // the directory exists
+  CHECK(in_dir(attnlab + " new-plugin scoring My-Score").status == 2);
+  CHECK(in_dir(attnlab + " new-plugin kernel my_kernel").status == 2);
+  CHECK(!std::filesystem::exists(dir.path / "My-Score"));
+  CHECK(!std::filesystem::exists(dir.path / "my_kernel"));
+}

@@ -34,5 +34,6 @@ Command plot_command();
 Command report_command();
 Command merge_command();
 Command slurm_command();
+Command new_plugin_command();
 
 }  // namespace attn::cli
