@@ -269,13 +269,3 @@ TEST_CASE("--set values are printable text", "[exit-codes][utf8]") {
   CHECK_THAT(r.text, Catch::Contains("a control character (U+001B) at byte 10"));
   CHECK(r.text.find('\033') == std::string::npos);  // never echoed raw
 }
-
-TEST_CASE("the --help transcripts docs/running-experiments.md shows are what attnlab prints", "[cli][docs]") {
-  const std::string page = attn::test::read_text(source_root + "/docs/running-experiments.md");
-  for (const std::string command : {"--help", "predict --help", "generate --help", "ablate --help", "compare --help", "plot --help", "report --help"}) {
-    INFO(command);
-    const auto out = command_output(attnlab_exe + " " + command);
-    CHECK(out.status == 0);
-    CHECK_THAT(page, Catch::Contains("$ attnlab " + command + "\n" + out.text + "```"));
-  }
-}

@@ -82,3 +82,16 @@ TEST_CASE("attnlab new-plugin writes, for each kind, a plugin that compiles, loa
   CHECK(!std::filesystem::exists(dir.path / "My-Score"));
   CHECK(!std::filesystem::exists(dir.path / "my_kernel"));
 }
+
+TEST_CASE("attnlab keys lists the options each attention plugin reads, loaded ones too", "[plugins][sdk][cli]") {
+  const auto keys = attn::test::command_output(attn::test::attnlab_exe + " keys --plugin " + ATTNLAB_EXAMPLE_PLUGIN_DIR +
+                                               "/libattnlab-xpos.so 2>&1");
+  INFO(keys.text);
+  REQUIRE(keys.status == 0);
+  CHECK_THAT(keys.text, Catch::Contains("training.optimizer  (string, default adam"));  // the schema first
+  CHECK_THAT(keys.text, Catch::Contains("  additive            hidden (a non-negative integer, default 8, [1, 65536])"));
+  CHECK_THAT(keys.text, Catch::Contains("  sigmoid             bias (optional, default none)"));  // read only when given
+  CHECK_THAT(keys.text, Catch::Contains("  dot                 no options"));
+  CHECK_THAT(keys.text, Catch::Contains("  xpos                base (a number, default 10000, [2, 1e+12]); gamma"));
+  CHECK(attn::test::command_output(attn::test::attnlab_exe + " keys --markdown").text.find("scoring functions\n") == std::string::npos);
+}

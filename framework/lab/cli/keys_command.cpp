@@ -1,31 +1,83 @@
-// `attnlab keys [--markdown]`: every key a spec takes, from the spec schema, with its type,
-// default, range and meaning (--markdown: the table of docs/spec.md).
+// `attnlab keys [--markdown] [--plugin PATH]...`: every key a spec takes, from the spec schema,
+// with its type, default, range and meaning (--markdown: the table of docs/spec.md); then, in
+// text, the options each attention plugin reads, built-ins and loaded ones alike.
 #include <cstdio>
+#include <functional>
 
-#include "command.hpp"
+#include "arguments.hpp"
+#include "attnlab/attnlab.hpp"
+#include "attnlab/plugin_loader.hpp"
+#include "lab/builtins.hpp"
 #include "lab/spec/schema.hpp"
 
 namespace attn::cli {
 namespace {
 
-int run(const std::vector<std::string>& args) {
-  bool markdown = false;
-  for (const std::string& a : args) {
-    if (a != "--markdown") throw UsageError("unexpected argument '" + a + "'");
-    markdown = true;
+// One line per plugin of a kind: the options it reads when built with none given (each with its
+// type, default and range), or why it could not be built with the probe's sizes.
+template <class Kind>
+std::string plugin_options(const Kind& registry, const std::string& title,
+                           const std::function<void(const std::string&, const Options&, const ParamScope&)>& build) {
+  std::string out = title + "\n";
+  for (const std::string& name : registry.names()) {
+    const Options none;
+    ParamStore store;
+    Rng rng(1);
+    std::string line;
+    try {
+      build(name, none, ParamScope(store, rng, "probe"));
+      for (const Options::Asked& a : none.asked())
+        line += (line.empty() ? "" : "; ") + a.key + " (" + a.type + ", default " + a.fallback + (a.range.empty() ? "" : ", " + a.range) + ")";
+    } catch (const std::exception& e) {
+      line = "(not built with the probe's sizes: " + std::string(e.what()) + ")";
+    }
+    out += "  " + name + std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') + (line.empty() ? "no options" : line) + "\n";
   }
-  std::printf("%s", spec_keys_table(markdown).c_str());
+  return out;
+}
+
+std::string all_plugin_options(const Registries& r) {
+  return "\nThe options of each attention plugin, as it reads them when built with none given, for\n"
+         "queries, keys and values of width 8 (positions: 2 heads of width 4), so a default that follows\n"
+         "a size shows that size. A model takes them under scoring_options, cell_options, mode_options,\n"
+         "normalizer_options or positional_options. Options that only another option turns on, and\n"
+         "those of models and datasets: docs/plugins.md and docs/datasets-and-models.md.\n" +
+         plugin_options(r.scoring, "scoring functions",
+                        [&](const std::string& n, const Options& o, const ParamScope& s) { r.scoring.create(n, ScoringArgs{s, o, 8, 8}); }) +
+         plugin_options(r.cells, "RNN cells",
+                        [&](const std::string& n, const Options& o, const ParamScope& s) { r.cells.create(n, CellArgs{s, o, 8, 8}); }) +
+         plugin_options(r.modes, "attention modes",
+                        [&](const std::string& n, const Options& o, const ParamScope& s) { r.modes.create(n, ModeArgs{s, o, 8, 8, 8}); }) +
+         plugin_options(r.normalizers, "normalizers",
+                        [&](const std::string& n, const Options& o, const ParamScope& s) { r.normalizers.create(n, NormalizerArgs{s, o}); }) +
+         plugin_options(r.positional, "positional schemes", [&](const std::string& n, const Options& o, const ParamScope& s) {
+           r.positional.create(n, PositionalArgs{s, o, 8, 2, 4, 64, false});
+         });
+}
+
+int run(const std::vector<std::string>& args) {
+  const Arguments a(args, {"--markdown"}, {"--plugin"});
+  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  if (a.flag("--markdown")) {
+    std::printf("%s", spec_keys_table(true).c_str());
+    return 0;
+  }
+  Registries registries;
+  register_builtins(registries);
+  for (const std::string& path : a.all("--plugin")) load_plugin(path, registries);
+  std::printf("%s%s", spec_keys_table(false).c_str(), all_plugin_options(registries).c_str());
   return 0;
 }
 
 }  // namespace
 
 Command keys_command() {
-  return {"keys", "list every key an experiment spec takes: type, default, range, meaning",
-          "usage: attnlab keys [--markdown]\n"
-          "  Lists the keys of the spec schema. Plugin options (dataset.*, model.*, ...) are listed\n"
-          "  by the plugin's documentation; `attnlab plugins` names the plugins.\n"
-          "  --markdown   print the table of docs/spec.md",
+  return {"keys", "list every key an experiment spec takes, and every attention plugin's options",
+          "usage: attnlab keys [--markdown] [--plugin PATH]...\n"
+          "  Lists the keys of the spec schema: type, default, range, meaning. Then the options of\n"
+          "  each scoring function, RNN cell, attention mode, normalizer and positional scheme,\n"
+          "  built-in or loaded with --plugin, as each reads them: type, default, range.\n"
+          "  --markdown   print the table of docs/spec.md (the schema's keys only)",
           run};
 }
 

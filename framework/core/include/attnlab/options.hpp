@@ -26,7 +26,10 @@ class Options {
   // place (for bad values) and the key's (for unknown keys; the value's when not given).
   void set(const std::string& key, const std::string& value, const std::string& where = "",
            const std::string& key_where = "");
-  bool has(const std::string& key) const { return values_.count(key) > 0; }
+  bool has(const std::string& key) const {
+    note_asked({key, "optional", "none", ""});
+    return values_.count(key) > 0;
+  }
 
   // The option's value, or `fallback` when absent. Throws SpecError (naming the option and
   // its location) when the text is not a T or lies outside [min, max].
@@ -47,6 +50,12 @@ class Options {
   std::vector<std::string> keys() const;
   const std::string& text(const std::string& key) const { return values_.at(key).text; }
   void mark_read(const std::string& key) const { read_.insert(key); }
+  // What each get() (or has()) asked for, in the order asked: `attnlab keys` lists a plugin's
+  // options from the options it reads when built.
+  struct Asked {
+    std::string key, type, fallback, range;  // range "" when the option has none
+  };
+  const std::vector<Asked>& asked() const { return asked_; }
 
  private:
   // get()'s lookup and parse; `range` goes into the message for a number too large for T.
@@ -57,7 +66,11 @@ class Options {
   };
   std::map<std::string, Value> values_;
   mutable std::set<std::string> read_;
+  mutable std::vector<Asked> asked_;
+  // Adds an option to asked_, or completes the entry has() made with what get() knows.
+  void note_asked(const Asked& a) const;
 };
+
 
 // Parsers behind get<T>; specialised for bool, int, long, std::size_t, float, double, std::string.
 template <class T>
@@ -115,9 +128,18 @@ std::string number_problem_words(NumberProblem problem, const NumberType& type);
 std::string unparsed_option_message(const std::string& key, const std::string& text, const char* type_name,
                                     const NumberType* type, const std::string& range);
 
+// A default as a spec would write it: 32, 0.5, true, "text".
+template <class T>
+std::string option_value_text(const T& v) {
+  if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+  else if constexpr (std::is_same_v<T, std::string>) return "\"" + v + "\"";
+  else if constexpr (std::is_integral_v<T>) return std::to_string(v);
+  else return option_text(static_cast<double>(v));
+}
+
 template <class T>
 T Options::parsed(const std::string& key, T fallback, const std::string& range) const {
-  read_.insert(key);
+  if (read_.insert(key).second) note_asked({key, option_type_name<T>(), option_value_text(fallback), range});
   const auto it = values_.find(key);
   if (it == values_.end()) return fallback;
   const auto v = parse_option<T>(it->second.text);

@@ -13,6 +13,15 @@
 
 namespace attn {
 
+void Options::note_asked(const Asked& a) const {
+  for (Asked& seen : asked_)
+    if (seen.key == a.key) {
+      if (a.type != "optional") seen = a;
+      return;
+    }
+  asked_.push_back(a);
+}
+
 std::string option_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
