@@ -55,6 +55,8 @@ TEST_CASE("the transcript check fails when a page and attnlab disagree", "[docs]
   CHECK(wrong_line.status == 1);
   CHECK_THAT(wrong_line.text, Catch::Contains("-  additive ... (Bahdanau; option width)"));
   CHECK(check("$ attnlab plugins\nscoring functions:\n  additive ... (Bahdanau; option hidden)\n...\n").status == 0);
+  // A command continued on the next line is one command, as in bash.
+  CHECK(check("$ attnlab validate \\\n    experiments/bahdanau-reverse.yaml\n...\n").status == 0);
   // A prompt in a block that is not a transcript would never be run.
   std::ofstream(page) << "```\n$ attnlab plugins\n```\n";
   CHECK(transcripts_of(page).status == 1);

@@ -61,7 +61,7 @@ def read_blocks(lines):
                 command = line[2:]
                 while command.endswith("\\") and j + 1 < len(lines):
                     j += 1
-                    command = command[:-1] + "\n" + lines[j][len(indent):]
+                    command += "\n" + lines[j][len(indent):]  # bash reads `\` + newline as one line
                 steps.append((command, []))
             elif steps:
                 steps[-1][1].append(line)
@@ -159,7 +159,7 @@ def check_page(page, build, update, timeout):
         if update and replaced.get(block.start):
             body = []
             for command, actual in actual_steps:
-                body += ["$ " + command.replace("\n", "\\\n")] + actual
+                body += ["$ " + command] + actual
             replaced[block.start] = [block.indent + l if l else l for l in "\n".join(body).split("\n")]
     subprocess.run(["rm", "-rf", scratch])
     if update and any(isinstance(v, list) for v in replaced.values()):
