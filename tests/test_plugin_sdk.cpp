@@ -95,3 +95,20 @@ TEST_CASE("attnlab keys lists the options each attention plugin reads, loaded on
   CHECK_THAT(keys.text, Catch::Contains("  xpos                base (a number, default 10000, [2, 1e+12]); gamma"));
   CHECK(attn::test::command_output(attn::test::attnlab_exe + " keys --markdown").text.find("scoring functions\n") == std::string::npos);
 }
+
+TEST_CASE("attnlab keys SPEC lists the options the spec's dataset and model read, with the spec's values", "[plugins][sdk][cli]") {
+  const std::string spec = attn::test::source_root + "/experiments/transformer-reverse.yaml";
+  const auto keys = attn::test::command_output(attn::test::attnlab_exe + " keys " + spec + " --set model.layers=3 2>&1");
+  INFO(keys.text);
+  REQUIRE(keys.status == 0);
+  CHECK_THAT(keys.text, Catch::Contains("dataset 'sequence_task' (as run heads-1 builds it) reads:"));
+  CHECK_THAT(keys.text, Catch::Contains("model 'transformer' (as run heads-1 builds it) reads:"));
+  CHECK_THAT(keys.text, Catch::Contains("  model.layers      (a non-negative integer, default 2"));
+  CHECK_THAT(keys.text, Catch::Contains("spec: 3"));  // the value --set gave
+  CHECK(keys.text.find("training.optimizer") == std::string::npos);  // the spec's options only
+  for (const std::string& wrong : std::vector<std::string>{" keys " + spec + " --markdown", " keys " + spec + " " + spec, " keys --set model.layers=3"}) {
+    const auto refused = attn::test::command_output(attn::test::attnlab_exe + wrong + " 2>&1");
+    INFO(wrong << ": " << refused.text);
+    CHECK(refused.status == 2);
+  }
+}

@@ -1,6 +1,7 @@
 // `attnlab keys [--markdown] [--plugin PATH]...`: every key a spec takes, from the spec schema,
 // with its type, default, range and meaning (--markdown: the table of docs/spec.md); then, in
 // text, the options each attention plugin reads, built-ins and loaded ones alike.
+// `attnlab keys SPEC.yaml [--set KEY=VALUE]...`: the options the spec's datasets and models read.
 #include <cstdio>
 #include <functional>
 
@@ -8,6 +9,7 @@
 #include "attnlab/attnlab.hpp"
 #include "attnlab/plugin_loader.hpp"
 #include "lab/builtins.hpp"
+#include "lab/runner/runner.hpp"
 #include "lab/spec/schema.hpp"
 
 namespace attn::cli {
@@ -40,8 +42,8 @@ std::string all_plugin_options(const Registries& r) {
   return "\nThe options of each attention plugin, as it reads them when built with none given, for\n"
          "queries, keys and values of width 8 (positions: 2 heads of width 4), so a default that follows\n"
          "a size shows that size. A model takes them under scoring_options, cell_options, mode_options,\n"
-         "normalizer_options or positional_options. Options that only another option turns on, and\n"
-         "those of models and datasets: docs/plugins.md and docs/datasets-and-models.md.\n" +
+         "normalizer_options or positional_options. Options that only another option turns on:\n"
+         "docs/plugins.md. A dataset's and a model's options: attnlab keys SPEC.yaml.\n" +
          plugin_options(r.scoring, "scoring functions",
                         [&](const std::string& n, const Options& o, const ParamScope& s) { r.scoring.create(n, ScoringArgs{s, o, 8, 8}); }) +
          plugin_options(r.cells, "RNN cells",
@@ -56,8 +58,16 @@ std::string all_plugin_options(const Registries& r) {
 }
 
 int run(const std::vector<std::string>& args) {
-  const Arguments a(args, {"--markdown"}, {"--plugin"});
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  const Arguments a(args, {"--markdown"}, {"--plugin", "--set"});
+  if (a.positional().size() > 1) throw UsageError("unexpected argument '" + a.positional()[1] + "': give at most one spec");
+  if (a.positional().size() == 1) {
+    if (a.flag("--markdown")) throw UsageError("--markdown prints the schema's table; it takes no spec");
+    RunnerOptions options;
+    options.overrides = a.all("--set");
+    options.plugins = a.all("--plugin");
+    return list_spec_options(a.positional()[0], options);
+  }
+  if (a.has("--set")) throw UsageError("--set changes a spec: give the spec (attnlab keys SPEC.yaml --set KEY=VALUE)");
   if (a.flag("--markdown")) {
     std::printf("%s", spec_keys_table(true).c_str());
     return 0;
@@ -72,11 +82,14 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 Command keys_command() {
-  return {"keys", "list every key an experiment spec takes, and every attention plugin's options",
+  return {"keys", "list every spec key and plugin option; with a spec, its dataset's and model's options",
           "usage: attnlab keys [--markdown] [--plugin PATH]...\n"
+          "       attnlab keys SPEC.yaml [--set KEY=VALUE]... [--plugin PATH]...\n"
           "  Lists the keys of the spec schema: type, default, range, meaning. Then the options of\n"
           "  each scoring function, RNN cell, attention mode, normalizer and positional scheme,\n"
           "  built-in or loaded with --plugin, as each reads them: type, default, range.\n"
+          "  With a spec: the options its datasets and models read (dataset.*, model.*), each with\n"
+          "  its type, default and range, and the value the spec gives it.\n"
           "  --markdown   print the table of docs/spec.md (the schema's keys only)",
           run};
 }

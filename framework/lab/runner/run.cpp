@@ -90,6 +90,7 @@ std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& regis
   attributing_errors_to(dataset.where, [&] {
     parts->source = make_plugin(registries.datasets, dataset, DatasetArgs{dataset.options, spec_dir});
     parts->data_bytes = check_data_fits(plan, *parts->source, limit);
+    parts->dataset_read = dataset.options.asked();
   });
   // a data file that does not read is a problem of the file the spec (or --set) names
   const std::string file_where = where_of(plan, "dataset.path");
@@ -104,6 +105,7 @@ std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& regis
     try {
       parts->model = make_plugin(registries.models, model,
                                  ModelArgs{registries, ParamScope(parts->params, init_rng), model.options, parts->data});
+      parts->model_read = model.options.asked();
     } catch (const MemoryLimitError& e) {
       throw memory_limit_at_key(plan, e, limit);
     }

@@ -24,6 +24,8 @@ struct RunParts {
   double data_bytes = 0;  // the dataset's estimate
   ParamStore params;
   std::shared_ptr<Model> model;
+  // The options the dataset and the model read when built, with their defaults (attnlab keys SPEC).
+  std::vector<Options::Asked> dataset_read, model_read;
 };
 std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
                                     const MemoryLimit& limit = {});

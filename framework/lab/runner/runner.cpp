@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -324,6 +325,43 @@ int validate_experiment(const std::string& spec_path, const RunnerOptions& optio
     const std::string length = std::to_string(count) + (r.training.steps > 0 ? " step" : " epoch") + (count == 1 ? "" : "s");
     std::printf("  %-40s %s on %s, %s\n", r.id.c_str(), r.model.c_str(), r.dataset.c_str(), length.c_str());
   }
+  return 0;
+}
+
+namespace {
+
+// One line per option `read` asked for: key (type, default, range), then the spec's value.
+void print_read_options(const std::string& prefix, const std::vector<Options::Asked>& read, const Options& given) {
+  const std::vector<std::string> keys = given.keys();
+  std::size_t width = 0;
+  for (const Options::Asked& a : read) width = std::max(width, prefix.size() + a.key.size());
+  for (const Options::Asked& a : read) {
+    const bool in_spec = std::find(keys.begin(), keys.end(), a.key) != keys.end();
+    std::printf("  %-*s  (%s, default %s%s)%s\n", static_cast<int>(width), (prefix + a.key).c_str(), a.type.c_str(), a.fallback.c_str(),
+                a.range.empty() ? "" : ("; " + a.range).c_str(), in_spec ? ("  spec: " + given.text(a.key)).c_str() : "");
+  }
+}
+
+}  // namespace
+
+int list_spec_options(const std::string& spec_path, const RunnerOptions& options) {
+  const auto p = prepare_or_print(spec_path, options);
+  if (!p) return 2;
+  std::set<std::string> shown;  // a dataset or model once, as the first run that uses it builds it
+  for (const RunPlan& plan : p->spec.runs) {
+    const bool new_dataset = shown.insert("dataset " + plan.dataset).second, new_model = shown.insert("model " + plan.model).second;
+    if (!new_dataset && !new_model) continue;
+    const auto parts = build_run(plan, p->registries, p->spec.directory, p->memory);
+    if (new_dataset) {
+      std::printf("dataset '%s' (as run %s builds it) reads:\n", plan.dataset.c_str(), plan.id.c_str());
+      print_read_options("dataset.", parts->dataset_read, plan.dataset_options);
+    }
+    if (new_model) {
+      std::printf("model '%s' (as run %s builds it) reads:\n", plan.model.c_str(), plan.id.c_str());
+      print_read_options("model.", parts->model_read, plan.model_options);
+    }
+  }
+  std::printf("The attention plugins' options: attnlab keys (without a spec).\n");
   return 0;
 }
 

@@ -41,6 +41,9 @@ struct RunnerOptions {
 // 2 the spec or the command line is invalid (nothing was run or written); 130 Ctrl-C.
 int run_experiment(const std::string& spec_path, const RunnerOptions& options);
 int validate_experiment(const std::string& spec_path, const RunnerOptions& options);
+// `attnlab keys SPEC`: the options the spec's datasets and models read, each with its type,
+// default and range, and the value the spec gives it. Exit codes as validate_experiment's.
+int list_spec_options(const std::string& spec_path, const RunnerOptions& options);
 
 // What a valid spec will run, for tools that split the work (`attnlab slurm`): its name, its
 // results file, and its run ids in sweep order. Prints every problem and returns nothing when
