@@ -56,7 +56,7 @@ attn::Var keep(const attn::Var& a, const attn::Var& c) { return attn::select_row
     CHECK_THAT(compiled.text, Catch::Contains("is deprecated: " + warning + " [-Wdeprecated-declarations]"));
 }
 
-TEST_CASE("attnlab new-plugin writes, for each kind, a plugin that compiles, loads and a spec that validates", "[plugins][sdk][cli]") {
+TEST_CASE("attnlab new-plugin writes, for each kind, a plugin that compiles, loads, conforms and a spec that validates", "[plugins][sdk][cli]") {
   const attn::test::TempDir dir("attnlab-new-plugin");
   const auto in_dir = [&](const std::string& command) { return attn::test::command_output("cd " + dir.path.string() + " && " + command + " 2>&1"); };
   const std::string attnlab = attn::test::attnlab_exe;
@@ -74,6 +74,10 @@ TEST_CASE("attnlab new-plugin writes, for each kind, a plugin that compiles, loa
     const auto validated = in_dir("cd " + name + " && " + attnlab + " validate " + name + ".yaml");
     INFO(validated.text);
     CHECK(validated.status == 0);
+    CHECK_THAT(written.text, Catch::Contains("attnlab check " + so));  // the next command it names: the skeleton conforms
+    const auto checked = in_dir("cd " + name + " && " + attnlab + " check " + so);
+    INFO(checked.text);
+    CHECK(checked.status == 0);
   }
   // Refusals: one line, exit 2, nothing written.
   CHECK(in_dir(attnlab + " new-plugin scoring my_scoring").status == 2);  // the directory exists

@@ -1,6 +1,8 @@
 // `attnlab ablate RESULTS.h5 --run ID`: a trained run's attention taken apart head by head
 // (attnlab/models/head_ablation.hpp): each head and each layer switched off, Michel et al.'s
 // head importance and the pruning curve; printed as tables and stored in the run's heads/.
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "lab/results/summary.hpp"
@@ -57,14 +59,16 @@ int ablate(const std::vector<std::string>& args) {
   o.mean_replacement = replace == "mean";
   o.pruning = !a.flag("--no-pruning");
   o.full_metrics = !a.flag("--no-decoding");
-  o.progress = [](const std::string& what, std::size_t i, std::size_t n) { std::fprintf(stderr, "\r%s %zu/%zu   ", what.c_str(), i + 1, n); };
+  const bool terminal = isatty(fileno(stderr)) != 0;  // progress redrawn in place; none into a file or pipe
+  if (terminal)
+    o.progress = [](const std::string& what, std::size_t i, std::size_t n) { std::fprintf(stderr, "\r%s %zu/%zu   ", what.c_str(), i + 1, n); };
   HeadAnalysis analysis;
   try {
     analysis = analyse_heads(*parts->model, o);
   } catch (const std::invalid_argument& e) {
     throw UsageError("run '" + id + "' (model " + plan.model + "): " + e.what());
   }
-  std::fprintf(stderr, "\r%40s\r", "");
+  if (terminal) std::fprintf(stderr, "\r%40s\r", "");
   write_head_analysis(path, id, analysis);
   print_analysis(analysis);
   std::printf("\nstored in %s, run %s, group heads/ (every metric's grids; docs/hdf5-layout.md)\n", path.c_str(), id.c_str());

@@ -35,5 +35,6 @@ Command report_command();
 Command merge_command();
 Command slurm_command();
 Command new_plugin_command();
+Command check_command();
 
 }  // namespace attn::cli

@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
                                          attn::cli::compare_command(), attn::cli::translate_command(), attn::cli::predict_command(), attn::cli::generate_command(), attn::cli::ablate_command(),
                                          attn::cli::probe_command(), attn::cli::inspect_command(), attn::cli::plot_command(),
                                          attn::cli::report_command(), attn::cli::merge_command(), attn::cli::slurm_command(), attn::cli::plugins_command(),
-                                         attn::cli::new_plugin_command(),
+                                         attn::cli::new_plugin_command(), attn::cli::check_command(),
                                          attn::cli::keys_command()};
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "--version") {

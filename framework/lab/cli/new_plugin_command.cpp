@@ -24,24 +24,21 @@ struct PluginKind {
   const char* page;           // its walkthrough in docs/
   const char* model;          // the spec's model section, with NAME where the plugin goes
   const char* sweep;          // the spec's sweep: a built-in against NAME
-  const char* conformance;    // the conformance suite's tag
 };
 
 const PluginKind kinds[] = {
     {"scoring", example_scoring_source, "cosine", "Cosine", "writing-a-scoring-plugin.md",
-     "  name: seq2seq\n  embed: 32\n  hidden: 32\n  attention:\n    scoring: NAME\n", "  model.attention.scoring: [additive, NAME]\n",
-     "[conformance][scoring]"},
+     "  name: seq2seq\n  embed: 32\n  hidden: 32\n  attention:\n    scoring: NAME\n", "  model.attention.scoring: [additive, NAME]\n"},
     {"cell", example_cell_source, "min_gru", "MinGru", "writing-a-cell-plugin.md",
-     "  name: seq2seq\n  embed: 32\n  hidden: 32\n  cell: NAME\n", "  model.cell: [gru, NAME]\n", "[conformance][cells]"},
+     "  name: seq2seq\n  embed: 32\n  hidden: 32\n  cell: NAME\n", "  model.cell: [gru, NAME]\n"},
     {"mode", example_mode_source, "shared_qk", "SharedQk", "writing-a-mode-plugin.md",
-     "  name: seq2seq\n  embed: 32\n  hidden: 32\n  attention:\n    scoring: dot\n    mode: NAME\n", "  model.attention.mode: [qvv, NAME]\n",
-     "[conformance][modes]"},
+     "  name: seq2seq\n  embed: 32\n  hidden: 32\n  attention:\n    scoring: dot\n    mode: NAME\n", "  model.attention.mode: [qvv, NAME]\n"},
     {"normalizer", example_normalizer_source, "learned_temperature", "LearnedTemperature", "writing-a-normalizer-plugin.md",
      "  name: seq2seq\n  embed: 32\n  hidden: 32\n  attention:\n    normalizer: NAME\n",
-     "  model.attention.normalizer: [softmax, NAME]\n", "[conformance][normalizers]"},
+     "  model.attention.normalizer: [softmax, NAME]\n"},
     {"positional", example_positional_source, "xpos", "XPos", "writing-a-positional-plugin.md",
      "  name: transformer\n  d_model: 32\n  heads: 2\n  layers: 2\n  ffn_hidden: 64\n  positional: NAME\n",
-     "  model.positional: [sinusoidal, NAME]\n", "[conformance][positional]"},
+     "  model.positional: [sinusoidal, NAME]\n"},
 };
 
 // "my_score" -> "MyScore": the plugin's class.
@@ -132,7 +129,7 @@ int new_plugin(const std::vector<std::string>& args) {
       {"meson setup build && ninja -C build", "writes " + so},
       {"attnlab plugins --plugin " + so, "loads it: '" + name + "' is listed"},
       {"attnlab run " + name + ".yaml", "trains with it and with the built-in"},
-      {"ATTNLAB_BUILD/tests/attnlab-tests --plugin " + so + " \"" + k->conformance + "\"", "the conformance suite (a test build)"}};
+      {"attnlab check " + so, "the conformance suite: does it do what every plugin must?"}};
   std::printf("next, in %s/:\n", d.c_str());
   for (const auto& [command, what] : next) std::printf("  %-58s # %s\n", command.c_str(), what.c_str());
   return 0;

@@ -43,9 +43,11 @@
 // 12: Model::prediction_loss and HeadGates watching attention weights (gradient-weighted rollout);
 //    graph_recording().
 // 13: MultiHead::pytorch_init (MultiHead's layout); API 1's and 2's names record, QKV,
-//    OptionError and select_rows back as deprecated aliases that name their successors, for this
-//    version only.
-#define ATTNLAB_PLUGIN_API_VERSION 13
+//    OptionError and select_rows back as deprecated aliases that name their successors (kept
+//    through 14).
+// 14: ConformanceHints: a plugin class declares option sets and a finite-difference step for the
+//    conformance suite (attnlab check); Registry entries carry them.
+#define ATTNLAB_PLUGIN_API_VERSION 14
 
 namespace attn {
 

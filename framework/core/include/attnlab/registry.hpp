@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/conformance_hints.hpp"
 #include "attnlab/errors.hpp"
 #include "attnlab/suggest.hpp"
 
@@ -29,21 +30,24 @@ class Registry {
     std::shared_ptr<void> library;  // first member: destroyed last, after the factory's code ran
     std::string name, description, origin;
     Factory make;
+    ConformanceHints checks;  // what the conformance suite checks beyond the defaults
   };
 
   explicit Registry(std::string kind) : kind_(std::move(kind)) {}
 
-  // Registers T, constructed as T(args).
+  // Registers T, constructed as T(args), with the conformance hints T declares (if any).
   template <class T>
   void add(const std::string& name, const std::string& description) {
-    add(name, description, [](const Args& args) -> std::unique_ptr<Base> { return std::make_unique<T>(args); });
+    ConformanceHints checks;
+    if constexpr (declares_conformance_hints<T>::value) checks = T::conformance_hints();
+    add(name, description, [](const Args& args) -> std::unique_ptr<Base> { return std::make_unique<T>(args); }, std::move(checks));
   }
-  void add(const std::string& name, const std::string& description, Factory make) {
+  void add(const std::string& name, const std::string& description, Factory make, ConformanceHints checks = {}) {
     if (name.empty()) throw RegistryError(kind_ + " name must not be empty");
     if (entries_.count(name))
       throw RegistryError("duplicate " + kind_ + " '" + name + "' (from " + origin_ + "): '" +
                           name + "' is already registered by " + entries_.at(name).origin);
-    entries_[name] = Entry{library_, name, description, origin_, std::move(make)};
+    entries_[name] = Entry{library_, name, description, origin_, std::move(make), std::move(checks)};
   }
 
   // Construct the plugin called `name`. The object keeps its plugin library loaded.
