@@ -56,17 +56,17 @@ bool Checker::expect(bool ok, const std::string& check, const std::string& input
   return ok;
 }
 
-void Checker::guarded(const std::string& check, const std::function<void()>& body) {
+void Checker::guarded(const std::string& check, const std::string& input, const std::function<void()>& body) {
   try {
     body();
   } catch (const std::exception& e) {
-    expect(false, check, "the inputs of this check", "no exception", std::string("threw: ") + e.what());
+    expect(false, check, input, "no exception", std::string("threw: ") + e.what());
   }
 }
 
 void Checker::gradients(const std::string& check, const std::string& input, const std::function<Var()>& f,
                         const NamedVars& leaves, float step) {
-  guarded(check, [&] {
+  guarded(check, input, [&] {
     Rng rng(11);
     GradCheckOptions options;
     options.max_entries_per_leaf = 24;

@@ -33,8 +33,8 @@ class Checker {
   // times (one per input) holds when every input held; only its first failure is kept.
   bool expect(bool ok, const std::string& check, const std::string& input, const std::string& expected,
               const std::string& got);
-  // Runs `body`; an exception thrown from it fails `check` with its message.
-  void guarded(const std::string& check, const std::function<void()>& body);
+  // Runs `body` on `input`; an exception thrown from it fails `check` with its message.
+  void guarded(const std::string& check, const std::string& input, const std::function<void()>& body);
   // Finite-difference gradients of f with respect to every leaf (the plugin's parameters and
   // the named inputs); `step` 0 uses the suite's.
   void gradients(const std::string& check, const std::string& input, const std::function<Var()>& f,

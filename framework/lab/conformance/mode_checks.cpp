@@ -56,7 +56,7 @@ ConformanceRun check_mode(const Registries& r, const std::string& name, const Op
   Checker c(r.modes.describe(name), "");
   for (const bool project : {false, true}) {
     const std::string how = project ? "with projections (project: true, dim: 6)" : "as given";
-    c.guarded("builds and attends " + how, [&] {
+    c.guarded("builds and attends " + how, "query sources of 3 (or 4), keys of 4, values of 5; queries [2, 5, 3], valid lengths [5, 0]", [&] {
       Rng rng(7);
       ParamStore store;
       AttentionConfig config;

@@ -5,7 +5,7 @@ namespace attn {
 
 ConformanceRun check_normalizer(const Registries& r, const std::string& name, const Options& options, float fd_step) {
   Checker c(r.normalizers.describe(name), "");
-  c.guarded("builds and normalizes", [&] {
+  c.guarded("builds and normalizes", "scores [3, 4, 6], valid lengths [6, 2, 0], then [[1, 2, 3, 4], [6, 0, 5, 1], [0, 0, 2, 6]]", [&] {
     Rng rng(5);
     ParamStore store;
     auto normalizer = r.normalizers.create(name, NormalizerArgs{ParamScope(store, rng, "n"), options});

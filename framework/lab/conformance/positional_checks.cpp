@@ -76,6 +76,7 @@ ConformanceRun check_positional(const Registries& r, const std::string& name, co
   Checker c(r.positional.describe(name), "");
   for (const bool causal : {true, false})
     c.guarded(std::string("builds and positions (") + (causal ? "causal" : "bidirectional") + ")",
+              "x [2, 6, 8], 2 heads of 4, positions 0..5 (then shifted by 1 and 40)",
               [&] { check_one_direction(c, r, name, options, fd_step, causal); });
   return c.result();
 }

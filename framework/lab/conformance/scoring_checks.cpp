@@ -20,7 +20,7 @@ void different_sizes(Checker& c, const Registries& r, const std::string& name, c
     return;
   }
   Var q3 = leaf(random_normal({3, 4, 3}, rng));
-  c.guarded("queries and keys of different sizes: taken or refused saying 'size'", [&] {
+  c.guarded("queries and keys of different sizes: taken or refused saying 'size'", "queries [3, 4, 3], keys [3, 6, 5]", [&] {
     const Shape got = mixed->score(q3, k).shape();
     c.expect(got == Shape{3, 4, 6}, "queries and keys of different sizes: taken or refused saying 'size'",
              "queries [3, 4, 3], keys [3, 6, 5]", "scores [3, 4, 6]", shape_text(got));
@@ -33,7 +33,7 @@ void different_sizes(Checker& c, const Registries& r, const std::string& name, c
 
 ConformanceRun check_scoring(const Registries& r, const std::string& name, const Options& options, float fd_step) {
   Checker c(r.scoring.describe(name), "");
-  c.guarded("builds and scores", [&] {
+  c.guarded("builds and scores", "queries [3, 4, 5], keys [3, 6, 5], values [3, 6, 2], valid lengths [6, 2, 0]", [&] {
     Rng rng(3);
     ParamStore store;
     auto scoring = r.scoring.create(name, ScoringArgs{ParamScope(store, rng, "s"), options, 5, 5});
