@@ -3,7 +3,8 @@
 // Option `window` (int k, default 0 = off): query i sees keys with |i - j| < k only, a band of
 // width 2k - 1 (with causal: i - k < j <= i, a causal convolution of width k). Self-attention
 // restricted to a window is a convolution whose kernel is computed from the data: stacking L
-// such layers sees 1 + L (k - 1) positions each way, as L convolutions of width 2k - 1 do.
+// such layers sees L (k - 1) positions each way (1 + 2L (k - 1) in all), as L convolutions of width
+// 2k - 1 do.
 // The keys each query sees, after the caller's valid length len_b:
 //   [max(0, i - k + 1), min(len_b, causal ? i + 1 : i + k))   (k = n_k without a window)
 #include <attnlab/plugin.hpp>

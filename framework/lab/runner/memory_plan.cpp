@@ -10,11 +10,6 @@
 namespace attn {
 namespace {
 
-std::string where_of(const RunPlan& plan, const std::string& key) {
-  const auto it = plan.values.find(key);
-  return it == plan.values.end() ? "" : it->second.where;
-}
-
 // The parts, largest first, as "what: bytes; what: bytes".
 std::string listed(Footprint parts) {
   std::sort(parts.begin(), parts.end(), [](const MemoryUse& a, const MemoryUse& b) { return a.bytes > b.bytes; });
@@ -107,7 +102,7 @@ double check_data_fits(const RunPlan& plan, const DatasetSource& source, const M
   if (limit.bytes <= 0 || total(parts) <= limit.bytes) return total(parts);
   const MemoryUse& largest = *std::max_element(parts.begin(), parts.end(),
                                                [](const MemoryUse& a, const MemoryUse& b) { return a.bytes < b.bytes; });
-  throw too_big(parts, limit, largest.where.empty() ? where_of(plan, "dataset.name") : largest.where,
+  throw too_big(parts, limit, largest.where.empty() ? plan.where("dataset.name") : largest.where,
                 "the dataset's sizes (" + largest.what + ")");
 }
 
@@ -124,7 +119,7 @@ SpecError memory_limit_at_key(const RunPlan& plan, const MemoryLimitError& e, co
     if (!found) found = option_of_size(plan.dataset_options, "dataset", size);
     if (found) return SpecError(found->first, e.what() + limit_origin + "; lower " + found->second + ", or raise the limit with --max-memory");
   }
-  return SpecError(where_of(plan, "model.name"), e.what() + limit_origin + "; make the model smaller, or raise the limit with --max-memory");
+  return SpecError(plan.where("model.name"), e.what() + limit_origin + "; make the model smaller, or raise the limit with --max-memory");
 }
 
 void check_training_fits(const RunPlan& plan, Model& model, double data_bytes, double kept_bytes, const MemoryLimit& limit,
@@ -141,7 +136,7 @@ void check_training_fits(const RunPlan& plan, Model& model, double data_bytes, d
   Footprint parts = {{"the data", data_bytes, ""}, {"parameters with gradients and Adam's moments, and tables", kept_bytes, ""}};
   parts.push_back({"a training batch of " + std::to_string(batch) + " (one example's activations, " + memory_text(example) +
                        ", twice for the gradients)",
-                   2 * example * static_cast<double>(batch), where_of(plan, "training.batch_size")});
+                   2 * example * static_cast<double>(batch), plan.where("training.batch_size")});
   if (auto* seq = dynamic_cast<SequenceModel*>(&model)) {
     const double steps = static_cast<double>(std::max<std::size_t>(seq->data().num_steps, 1));
     const double beam = static_cast<double>(plan.evaluation.beam), len = static_cast<double>(plan.max_len.value_or(seq->data().num_steps));
@@ -150,15 +145,15 @@ void check_training_fits(const RunPlan& plan, Model& model, double data_bytes, d
     parts.push_back({"evaluation, " + std::to_string(chunk) + " examples at a time", example * static_cast<double>(chunk), ""});
     parts.push_back({"translate's beam search, " + std::to_string(plan.evaluation.beam) + " x " + std::to_string(static_cast<std::size_t>(len)) +
                          " steps", example / steps * beam * len,
-                     where_of(plan, plan.values.count("evaluation.beam") ? "evaluation.beam" : "evaluation.max_len")});
+                     plan.where(plan.values.count("evaluation.beam") ? "evaluation.beam" : "evaluation.max_len")});
   }
   for (const MemoryUse& part : model.evaluation_footprint()) parts.push_back(part);
   if (total(parts) <= limit.bytes) return;
   // At the written key of the largest part, else at the model's name.
   const MemoryUse& largest = *std::max_element(parts.begin(), parts.end(),
                                                [](const MemoryUse& a, const MemoryUse& b) { return a.bytes < b.bytes; });
-  const bool batch_part = largest.where == where_of(plan, "training.batch_size") && !largest.where.empty();
-  const std::string where = largest.where.empty() ? where_of(plan, "model.name") : largest.where;
+  const bool batch_part = largest.where == plan.where("training.batch_size") && !largest.where.empty();
+  const std::string where = largest.where.empty() ? plan.where("model.name") : largest.where;
   out.push_back({where, too_big(parts, limit, "", batch_part       ? "'training.batch_size'"
                                                  : largest.where.empty() ? "the model's or the data's sizes"
                                                                          : "'evaluation.beam' or 'evaluation.max_len'")

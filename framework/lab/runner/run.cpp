@@ -9,11 +9,6 @@
 namespace attn {
 namespace {
 
-std::string where_of(const RunPlan& plan, const std::string& key) {
-  const auto it = plan.values.find(key);
-  return it == plan.values.end() ? "" : it->second.where;
-}
-
 // Runs `build`; a problem without a place of its own (a dataset file that does not read, a
 // model that refuses its data) becomes a SpecError at `where` (the dataset's or model's name).
 // A misbehaving outside plugin stays a PluginFault: it is not a problem of the spec.
@@ -58,7 +53,7 @@ void check_recorded_examples(const RunPlan& plan, const Data& data, std::vector<
   const std::size_t available = probe_examples(data);
   for (std::size_t e : plan.training.attention.examples)
     if (e >= available) {
-      out.push_back({where_of(plan, "record.attention"),
+      out.push_back({plan.where("record.attention"),
                      "'record.attention' names example " + std::to_string(e) + ", but the probe set of dataset '" + plan.dataset +
                          "' has " + (available == 0 ? std::string("none") : std::to_string(available) + " (0 to " + std::to_string(available - 1) + ")")});
       return;
@@ -86,19 +81,19 @@ bool evaluate_lengths_into(RunRecord& r, const RunPlan& plan, const RunParts& pa
 std::unique_ptr<RunParts> build_run(const RunPlan& plan, const Registries& registries, const std::string& spec_dir,
                                     const MemoryLimit& limit) {
   auto parts = std::make_unique<RunParts>();
-  const PluginChoice dataset{plan.dataset, plan.dataset_options, where_of(plan, "dataset.name")};
+  const PluginChoice dataset{plan.dataset, plan.dataset_options, plan.where("dataset.name")};
   attributing_errors_to(dataset.where, [&] {
     parts->source = make_plugin(registries.datasets, dataset, DatasetArgs{dataset.options, spec_dir});
     parts->data_bytes = check_data_fits(plan, *parts->source, limit);
     parts->dataset_read = dataset.options.asked();
   });
   // a data file that does not read is a problem of the file the spec (or --set) names
-  const std::string file_where = where_of(plan, "dataset.path");
+  const std::string file_where = plan.where("dataset.path");
   attributing_errors_to(file_where.empty() ? dataset.where : file_where, [&] {
     Rng data_rng = Rng(plan.seed).derive("data");
     parts->data = parts->source->load(data_rng);
   });
-  const PluginChoice model{plan.model, plan.model_options, where_of(plan, "model.name")};
+  const PluginChoice model{plan.model, plan.model_options, plan.where("model.name")};
   parts->params.limit_kept_bytes(model_allowance(limit, parts->data_bytes));
   attributing_errors_to(model.where, [&] {
     Rng init_rng = Rng(plan.seed).derive("init");
@@ -168,7 +163,7 @@ namespace {
 // needs a metric to watch.
 void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<Diagnostic>& out) {
   if (plan.training.early_stopping.empty() && plan.values.count("training.early_stopping.patience"))
-    out.push_back({where_of(plan, "training.early_stopping.patience"),
+    out.push_back({plan.where("training.early_stopping.patience"),
                    "'training.early_stopping.patience' is read only with 'training.early_stopping.metric' (the metric to "
                    "watch); set the metric or remove it"});
   if (plan.training.early_stopping.empty()) return;
@@ -177,7 +172,7 @@ void check_early_stopping_metric(const RunPlan& plan, Model& model, std::vector<
   if (m.count(plan.training.early_stopping)) return;
   std::vector<std::string> names;
   for (const auto& kv : m) names.push_back(kv.first);
-  out.push_back({where_of(plan, "training.early_stopping.metric"),
+  out.push_back({plan.where("training.early_stopping.metric"),
                  unknown_name_message("metric", plan.training.early_stopping, names) + " (what model '" + plan.model +
                      "' reports every evaluated epoch)"});
 }
@@ -192,7 +187,7 @@ void check_model_takes_training(const RunPlan& plan, const Model& model, std::ve
     std::string written, first;
     for (const std::string& key : keys) {
       if (!plan.values.count(key)) continue;
-      if (written.empty()) first = where_of(plan, key);
+      if (written.empty()) first = plan.where(key);
       written += (written.empty() ? "'" : ", '") + key + "'";
     }
     if (!written.empty()) out.push_back({first, "model '" + plan.model + "' " + why + "; remove " + written});

@@ -68,6 +68,11 @@ RunPlan make_plan(const PointSpec& point) {
   return p;
 }
 
+std::string RunPlan::where(const std::string& key, const std::string& fallback) const {
+  const auto it = values.find(key);
+  return it == values.end() ? fallback : it->second.where;
+}
+
 std::string RunPlan::config_yaml() const {
   std::vector<Entry> entries;
   for (const auto& [key, v] : values) {

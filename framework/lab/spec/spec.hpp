@@ -69,6 +69,8 @@ struct RunPlan {
   std::optional<std::size_t> max_len;                 // decoding steps; unset: the dataset's num_steps
   std::vector<std::size_t> lengths;                    // evaluation.lengths: the final model at other lengths
   std::string config_yaml() const;  // the resolved config, as YAML
+  // Where `key` was written (file:line:col, or the --set that gave it); `fallback` when nowhere.
+  std::string where(const std::string& key, const std::string& fallback = "") const;
   SweepPoint overrides() const;      // the keys set by --set, and their values, by key
 };
 

@@ -36,11 +36,6 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-std::string where_of(const RunPlan& plan, const std::string& key, const std::string& fallback) {
-  const auto it = plan.values.find(key);
-  return it == plan.values.end() ? fallback : it->second.where;
-}
-
 void check_rules(const RunPlan& plan, const std::vector<Rule>& rules, const std::string& choice_key,
                  const std::string& choice, std::vector<Diagnostic>& out) {
   // A swept choice: the other sweep points read what this one does not.
@@ -51,11 +46,11 @@ void check_rules(const RunPlan& plan, const std::vector<Rule>& rules, const std:
     if (written && !swept && !contains(rule.readers, choice)) {
       std::string readers;
       for (const std::string& r : rule.readers) readers += (readers.empty() ? "'" : ", '") + r + "'";
-      out.push_back({where_of(plan, rule.key, ""), "'" + rule.key + "' is read only by " + choice_key + " " + readers +
+      out.push_back({plan.where(rule.key, ""), "'" + rule.key + "' is read only by " + choice_key + " " + readers +
                                                         ", and this run's is '" + choice + "'; remove it"});
     }
     if (!written && contains(rule.needers, choice))
-      out.push_back({where_of(plan, choice_key, ""), choice_key + " '" + choice + "' needs '" + rule.key + "' (" +
+      out.push_back({plan.where(choice_key, ""), choice_key + " '" + choice + "' needs '" + rule.key + "' (" +
                                                          find_spec_key(rule.key)->doc + ")"});
   }
 }
@@ -66,19 +61,19 @@ void check_training_plan(const RunPlan& plan, std::vector<Diagnostic>& out) {
   const TrainConfig& t = plan.training;
   check_rules(plan, schedule_rules, "training.schedule.name", t.schedule.name, out);
   if (t.schedule.name == "noam" && plan.values.count("training.schedule.warmup") && t.schedule.warmup == 0)
-    out.push_back({where_of(plan, "training.schedule.warmup", ""), "schedule 'noam' needs a warmup of at least 1 update"});
+    out.push_back({plan.where("training.schedule.warmup", ""), "schedule 'noam' needs a warmup of at least 1 update"});
   if (t.schedule.name == "cosine" && t.schedule.min_lr > t.lr)
-    out.push_back({where_of(plan, "training.schedule.min_lr", ""), "'training.schedule.min_lr' (" + plan.values.at("training.schedule.min_lr").text() +
+    out.push_back({plan.where("training.schedule.min_lr", ""), "'training.schedule.min_lr' (" + plan.values.at("training.schedule.min_lr").text() +
                                                                          ") must not exceed 'training.lr'"});
   check_rules(plan, sampling_rules, "training.scheduled_sampling.decay", t.teacher_forcing.decay, out);
   if (plan.values.count("training.steps") && plan.values.count("training.epochs"))
-    out.push_back({where_of(plan, "training.steps", ""), "give 'training.steps' (updates in all) or 'training.epochs' (whole passes), "
+    out.push_back({plan.where("training.steps", ""), "give 'training.steps' (updates in all) or 'training.epochs' (whole passes), "
                                                          "not both: the steps decide how many epochs there are"});
   const double k = t.teacher_forcing.k;
   if (t.teacher_forcing.decay == "exponential" && k >= 1.0)
-    out.push_back({where_of(plan, "training.scheduled_sampling.k", ""), "exponential decay needs k < 1 (the ratio is multiplied by k each update)"});
+    out.push_back({plan.where("training.scheduled_sampling.k", ""), "exponential decay needs k < 1 (the ratio is multiplied by k each update)"});
   if (t.teacher_forcing.decay == "inverse_sigmoid" && plan.values.count("training.scheduled_sampling.k") && k < 1.0)
-    out.push_back({where_of(plan, "training.scheduled_sampling.k", ""), "inverse_sigmoid decay needs k >= 1 (k / (k + exp(i / k)))"});
+    out.push_back({plan.where("training.scheduled_sampling.k", ""), "inverse_sigmoid decay needs k >= 1 (k / (k + exp(i / k)))"});
 }
 
 }  // namespace attn
