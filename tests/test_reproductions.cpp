@@ -270,12 +270,14 @@ TEST_CASE("spoken digits spelled from their frames: a monotone alignment, as doc
   const ResultsReader results(tmp / "spelling.h5");
   const auto& metrics = results.run("run").metrics;
   CHECK(metrics.at("valid_exact_match") * 200 == Approx(186));  // of en-029's 200 sequences of three digits
-  CHECK(metrics.at("attention.cross.monotonicity") == Approx(0.7702).margin(5e-5));
   CHECK(metrics.at("attention.cross.monotonicity") > 0.7);  // well above the 0.5 of no order
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/speech-frames.md");
   CHECK_THAT(page, Catch::Contains(test::fixed(metrics.at("valid_exact_match"), 4) + " | " + test::fixed(metrics.at("valid_token_acc"), 4) +
                                    " | " + test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " | " +
                                    test::fixed(metrics.at("attention.cross.effective_keys"), 4) + " |"));
+  CHECK_THAT(test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/reproductions.md"),
+             Catch::Contains("valid_exact_match " + test::fixed(metrics.at("valid_exact_match"), 4) + ", monotonicity " +
+                             test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " |"));
 }
 
 namespace {
