@@ -450,3 +450,24 @@ TEST_CASE("the Python module reads results into pandas, of this format and of fo
   INFO("installed into " << dir);
   CHECK(capture("/usr/bin/python3 -c 'import sys; sys.exit(0 if \"" + dir + "\" in sys.path else 1)'").code == 0);
 }
+
+TEST_CASE("a swept value holding a quote or a bar keeps its cell in CSV and Markdown", "[analysis][compare]") {
+  Summary s;
+  s.metrics = {"valid_loss"};
+  SummaryRow row;
+  row.point = "path=a \"b\" | c";
+  row.runs = row.ok = 1;
+  row.metrics["valid_loss"] = {0.5, 0.0};
+  s.rows = {row};
+  const std::string csv = format_summary(s, TableFormat::csv, s.metrics);
+  INFO(csv);
+  CHECK_THAT(csv, Catch::Contains("\n\"path=a \"\"b\"\" | c\",1,1,0.5,0,"));  // RFC 4180: the quote doubled
+  const std::string markdown = format_summary(s, TableFormat::markdown, s.metrics);
+  INFO(markdown);
+  CHECK_THAT(markdown, Catch::Contains("| path=a \"b\" \\| c |"));  // the bar escaped: the row keeps its cells
+  std::size_t bars = 0;
+  const std::string data_row = markdown.substr(markdown.find("| path="), markdown.find('\n', markdown.find("| path=")) - markdown.find("| path="));
+  for (std::size_t i = 0; i < data_row.size(); ++i) bars += data_row[i] == '|' && (i == 0 || data_row[i - 1] != '\\');
+  const std::string header_row = markdown.substr(0, markdown.find('\n'));
+  CHECK(bars == static_cast<std::size_t>(std::count(header_row.begin(), header_row.end(), '|')));
+}

@@ -143,8 +143,27 @@ std::string aligned_text(const std::vector<std::string>& header, const std::vect
   return out;
 }
 
-std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells,
-                           const std::vector<std::size_t>& w) {
+std::vector<std::size_t> column_widths(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells) {
+  std::vector<std::size_t> w(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    w[i] = display_width(header[i]);
+    for (const auto& line : cells) w[i] = std::max(w[i], display_width(line[i]));
+  }
+  return w;
+}
+
+// A Markdown cell: a '|' inside is escaped, so that it does not end the cell.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+std::string markdown_table(std::vector<std::string> header, std::vector<std::vector<std::string>> cells) {
+  for (std::string& h : header) h = markdown_cell(h);
+  for (auto& line : cells)
+    for (std::string& c : line) c = markdown_cell(c);
+  const std::vector<std::size_t> w = column_widths(header, cells);
   const auto row = [&](const std::vector<std::string>& line) {
     std::string r = "|";
     for (std::size_t i = 0; i < line.size(); ++i) r += " " + line[i] + std::string(w[i] - display_width(line[i]), ' ') + " |";
@@ -161,12 +180,8 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
 
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, TableFormat format,
                          std::size_t keys) {
-  std::vector<std::size_t> w(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    w[i] = display_width(header[i]);
-    for (const auto& line : cells) w[i] = std::max(w[i], display_width(line[i]));
-  }
-  if (format == TableFormat::markdown) return markdown_table(header, cells, w);
+  if (format == TableFormat::markdown) return markdown_table(header, cells);
+  const std::vector<std::size_t> w = column_widths(header, cells);
   // Text: the columns in parts no wider than table_columns, each part led by the key columns.
   keys = std::min(keys, header.size());
   std::vector<std::size_t> part;
@@ -189,13 +204,20 @@ std::string render_table(const std::vector<std::string>& header, const std::vect
 
 namespace {
 
+// A CSV field (RFC 4180): quoted, a quote inside doubled.
+std::string csv_field(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 // Every column, named as the file's /summary datasets, at full precision.
 std::string csv_table(const Summary& s) {
   std::string out = "sweep_point,runs,runs_ok";
   for (const auto& m : s.metrics) out += "," + m + "_mean," + m + "_std";
   out += ",wall_seconds_mean\n";
   for (const SummaryRow& r : s.rows) {
-    out += "\"" + r.point + "\"," + std::to_string(r.runs) + "," + std::to_string(r.ok);
+    out += csv_field(r.point) + "," + std::to_string(r.runs) + "," + std::to_string(r.ok);
     for (const auto& m : s.metrics) {
       const auto it = r.metrics.find(m);
       out += it == r.metrics.end() ? ",," : "," + cell(it->second.first, TableFormat::csv) + "," + cell(it->second.second, TableFormat::csv);
