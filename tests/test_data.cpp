@@ -214,3 +214,24 @@ TEST_CASE("repeated_patterns: each sequence tiles a random pattern; validation l
   CHECK_THROWS_WITH(load("repeated_patterns", {{"min_period", "40"}, {"max_period", "30"}}), Catch::Contains("at most 'max_period' (30)"));
   CHECK_THROWS_WITH(load("repeated_patterns", {{"measure", "first"}}), Catch::Contains("'later_copies'"));
 }
+
+TEST_CASE("a UTF-8 byte-order mark before a file's text is no token (corpus, text corpus, graph tables)", "[data][text]") {
+  const std::string bom = "\xEF\xBB\xBF";
+  CHECK(without_byte_order_mark(bom + "go .") == "go .");
+  CHECK(without_byte_order_mark("go " + bom) == "go " + bom);  // only at the start
+  const std::string pairs = "go .\tva !\nhi .\tsalut !\nrun !\tcours !\n";
+  const auto plain = std::get<SequenceData>(load("parallel_corpus", {{"path", temp_file(pairs)}, {"num_train", "2"}, {"num_valid", "1"}}));
+  const auto marked = std::get<SequenceData>(load("parallel_corpus", {{"path", temp_file(bom + pairs)}, {"num_train", "2"}, {"num_valid", "1"}}));
+  CHECK(marked.src_vocab.tokens() == plain.src_vocab.tokens());
+  const std::string text = "the time traveller said so, and the time went by.\n";
+  const std::vector<std::pair<std::string, std::string>> corpus = {{"tokens", "char"}, {"num_steps", "8"}, {"num_train", "16"}, {"num_valid", "8"}};
+  auto with_path = [&](const std::string& path) {
+    auto options = corpus;
+    options.push_back({"path", path});
+    return std::get<VectorData>(load("text_corpus", options)).vocab.tokens();
+  };
+  CHECK(with_path(temp_file(bom + text)) == with_path(temp_file(text)));
+  const auto graph = load("graph", {{"edges", temp_file(bom + "0 1\n1 2\n2 0\n")}, {"labels", temp_file(bom + "0 0\n1 1\n2 0\n")},
+                                    {"train_nodes", "[0, 1]"}});
+  CHECK(std::get<VectorData>(graph).max_len == 3);
+}

@@ -41,6 +41,7 @@ class ParallelCorpus final : public DatasetSource {
     const std::size_t wanted = num_train_ + num_valid_;
     while (src.size() < wanted && std::getline(in, line)) {
       ++line_no;
+      if (line_no == 1) line = without_byte_order_mark(line);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (const auto bad = invalid_utf8_at(line))
         throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ":" + std::to_string(*bad + 1) +

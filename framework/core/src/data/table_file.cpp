@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "attnlab/data/text.hpp"
 #include "attnlab/errors.hpp"
 #include "attnlab/file_kind.hpp"
 
@@ -19,6 +20,7 @@ std::vector<TableRow> read_table(const std::string& path, const std::string& nou
   std::vector<TableRow> rows;
   std::string line;
   for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
+    if (line_no == 1) line = without_byte_order_mark(line);
     std::istringstream fields(line.substr(0, line.find('#')));
     TableRow row{line_no, {}, line};
     for (std::string w; fields >> w;) row.fields.push_back(w);

@@ -61,6 +61,11 @@ std::optional<std::size_t> control_character_at(const std::string& s, const std:
   return std::nullopt;
 }
 
+std::string without_byte_order_mark(std::string first_line) {
+  if (first_line.rfind("\xEF\xBB\xBF", 0) == 0) first_line.erase(0, 3);
+  return first_line;
+}
+
 std::string without_control_characters(std::string s) {
   for (char& c : s)
     if (is_control(c)) c = '?';

@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 
+#include "attnlab/data/text.hpp"
 #include "attnlab/data/dataset.hpp"
 #include "attnlab/errors.hpp"
 #include "attnlab/registry.hpp"
@@ -155,7 +156,8 @@ class TextCorpus final : public DatasetSource {
     if (!in) throw SpecError(where_, "cannot read the text file " + path_ + " (option 'path'; the default is The Time Machine, " + default_path + ")");
     std::ostringstream text;
     text << in.rdbuf();
-    return preprocess_ == "d2l" ? d2l_preprocess(text.str()) : text.str();
+    const std::string read = without_byte_order_mark(text.str());
+    return preprocess_ == "d2l" ? d2l_preprocess(read) : read;
   }
 
   std::vector<std::string> tokenize(const std::string& text) const {

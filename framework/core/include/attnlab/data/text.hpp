@@ -18,6 +18,9 @@ std::optional<std::size_t> control_character_at(const std::string& s, const std:
 // `s` with every control character replaced by '?': text that is echoed or stored after its
 // control characters were reported.
 std::string without_control_characters(std::string s);
+// A file's text without the UTF-8 byte-order mark (EF BB BF) that some editors put first: it is
+// no character of the text (the first token would hold it).
+std::string without_byte_order_mark(std::string first_line);
 // "U+001B": how a control character is named in messages.
 std::string code_point_name(char c);
 // `s` with every byte that does not start a valid UTF-8 sequence replaced by U+FFFD: what is
