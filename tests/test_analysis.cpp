@@ -471,3 +471,19 @@ TEST_CASE("a swept value holding a quote or a bar keeps its cell in CSV and Mark
   const std::string header_row = markdown.substr(0, markdown.find('\n'));
   CHECK(bars == static_cast<std::size_t>(std::count(header_row.begin(), header_row.end(), '|')));
 }
+
+TEST_CASE("names holding terminal escapes are printed as text: a run renamed by another program, a plugin's name", "[analysis][inspect]") {
+  Workspace w;
+  REQUIRE(capture("/usr/bin/python3 -c \"import h5py; f = h5py.File('" + w.seq +
+                  "', 'r+'); f.move('/runs/scoring-dot_seed-1', '/runs/red\\x1b[31m'); f.close()\"").code == 0);
+  const Output shown = capture(attnlab_exe + " inspect " + w.seq);
+  INFO(shown.text);
+  CHECK(shown.code == 0);
+  CHECK_THAT(shown.text, Catch::Contains("red?[31m"));
+  CHECK(shown.text.find('\x1b') == std::string::npos);
+  const Output plugins = capture(attnlab_exe + " plugins --plugin " + ATTNLAB_BAD_PLUGIN_DIR + "/libbad-escape_name.so");
+  INFO(plugins.text);
+  CHECK(plugins.code == 0);
+  CHECK_THAT(plugins.text, Catch::Contains("red?[31m") && Catch::Contains("turns the terminal ?[31mred"));
+  CHECK(plugins.text.find('\x1b') == std::string::npos);
+}

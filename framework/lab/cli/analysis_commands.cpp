@@ -1,4 +1,5 @@
 // `attnlab inspect`, `attnlab plot` and `attnlab report`: looking at a results file.
+#include "attnlab/data/text.hpp"
 #include "attnlab/models/attention_rollout.hpp"
 #include "attnlab/file_kind.hpp"
 #include <cstring>
@@ -94,7 +95,9 @@ void write_png(const std::string& tool, const std::string& svg_path, const std::
 int inspect(const std::vector<std::string>& args) {
   const Arguments a(args, {}, {"--run"});
   const std::string& path = results_path(a);
-  std::printf("%s", (a.has("--run") ? inspect_run(path, a.value("--run", "")) : inspect_results(path)).c_str());
+  // The file may have been written by another program: its names reach the terminal as text, never as escapes.
+  const std::string shown = a.has("--run") ? inspect_run(path, a.value("--run", "")) : inspect_results(path);
+  std::printf("%s", without_control_characters(shown, "\n").c_str());
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // and where it comes from.
 #include <cstdio>
 
+#include "attnlab/data/text.hpp"
 #include "attnlab/plugin_loader.hpp"
 #include "lab/builtins.hpp"
 #include "command.hpp"
@@ -15,8 +16,10 @@ void print_kind(const R& registry) {
   for (const auto& kv : registry.entries()) width = std::max(width, kv.first.size());
   std::printf("%ss:\n", registry.kind().c_str());
   for (const auto& [name, entry] : registry.entries()) {
-    std::printf("  %-*s  %s", static_cast<int>(width), name.c_str(), entry.description.c_str());
-    if (entry.library) std::printf("  [%s]", entry.origin.c_str());
+    // a loaded library's words reach the terminal as text, never as escapes
+    std::printf("  %-*s  %s", static_cast<int>(width), without_control_characters(name).c_str(),
+                without_control_characters(entry.description).c_str());
+    if (entry.library) std::printf("  [%s]", without_control_characters(entry.origin).c_str());
     std::printf("\n");
   }
   std::printf("\n");

@@ -66,9 +66,9 @@ std::string without_byte_order_mark(std::string first_line) {
   return first_line;
 }
 
-std::string without_control_characters(std::string s) {
+std::string without_control_characters(std::string s, const std::string& kept) {
   for (char& c : s)
-    if (is_control(c)) c = '?';
+    if (is_control(c) && kept.find(c) == std::string::npos) c = '?';
   return s;
 }
 

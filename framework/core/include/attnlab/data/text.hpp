@@ -17,7 +17,7 @@ std::optional<std::size_t> invalid_utf8_at(const std::string& s);
 std::optional<std::size_t> control_character_at(const std::string& s, const std::string& allowed = "");
 // `s` with every control character replaced by '?': text that is echoed or stored after its
 // control characters were reported.
-std::string without_control_characters(std::string s);
+std::string without_control_characters(std::string s, const std::string& kept = "");
 // A file's text without the UTF-8 byte-order mark (EF BB BF) that some editors put first: it is
 // no character of the text (the first token would hold it).
 std::string without_byte_order_mark(std::string first_line);
