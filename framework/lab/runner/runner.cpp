@@ -379,10 +379,10 @@ int run_sweep(const std::string& spec_path, const RunnerOptions& options, int th
   std::set<std::string> done;
   std::size_t kept_failures = 0;  // diverged runs kept from before still count against the exit code
   const auto [first, last] = shard_range(spec.runs.size(), options.shard.value_or(Shard{}));
-  if (options.shard && first == last) {
-    std::fprintf(stderr, "attnlab run: --shard %s: the sweep has %zu runs, so shard %zu of %zu would have none; "
-                         "use at most %zu shards\nNothing was run or written.\n",
-                 options.shard->str().c_str(), spec.runs.size(), options.shard->index, options.shard->count, spec.runs.size());
+  if (options.shard && options.shard->count > spec.runs.size()) {  // some shard would have no run: refused for every K alike
+    std::fprintf(stderr, "attnlab run: --shard %s: the sweep has %zu run%s, so it splits into at most %zu shards; "
+                         "use --shard K/%zu or fewer parts\nNothing was run or written.\n",
+                 options.shard->str().c_str(), spec.runs.size(), spec.runs.size() == 1 ? "" : "s", spec.runs.size(), spec.runs.size());
     return 2;
   }
   if (const auto refused = options.resume ? runs_done_before(*p, options, spec_path, done, kept_failures)
