@@ -60,6 +60,16 @@ TEST_CASE("a name the user typed that the file does not hold is exit 2 in every 
   expect("translate " + r + " --run scoring-dot_seed-1 \"$(printf '1\\0332')\"", 2, "control character (U+001B)");
 }
 
+TEST_CASE("a diverged run is refused by every command that would decode with it, with the way out", "[exit-codes]") {
+  const TempDir dir("attnlab-diverged");
+  const std::string d = dir / "d.h5";
+  REQUIRE(attnlab("run " + tiny + " --set training.lr=1e30 --set training.epochs=1 --output " + d).status == 1);  // every run diverges
+  for (const std::string command : {"translate " + d + " --run scoring-dot_seed-1 \"2 1 2\"", "probe " + d + " --run scoring-dot_seed-1 \"2 1 2\"",
+                                    "ablate " + d + " --run scoring-dot_seed-1"})
+    expect(command, 2, "run 'scoring-dot_seed-1' diverged while training");
+  expect("inspect " + d, 0, "diverged");  // what it holds can still be looked at
+}
+
 TEST_CASE("translate says when a sentence is longer than the run's sources, and what it translated", "[exit-codes]") {
   const auto r = attnlab("translate " + results() + " --run scoring-dot_seed-1 \"3 1 4 1 5 9 2 6 5 3 5 8 9 7 9\"");
   INFO(r.text);

@@ -57,6 +57,10 @@ std::vector<int> source_ids(const SequenceData& data, const std::string& sentenc
 }
 
 RunPlan stored_plan(const ResultsReader& file, const std::string& id, const Arguments& a, Registries& registries) {
+  // A diverged run's parameters are NaN or infinite: what they would decode or predict means nothing.
+  if (file.run(id).status == RunStatus::diverged)
+    throw UsageError("run '" + id + "' diverged while training (its loss became NaN or infinite), so its parameters give no "
+                     "answers; choose a run that finished (attnlab inspect " + file.path() + " lists them)");
   const SpecResult spec = read_spec_text(file.config(id), file.path() + ":/runs/" + id, decoding_overrides(a));
   if (!spec.spec) throw FileError("the run's stored config does not read back: " + spec.diagnostics[0].str());
   register_builtins(registries);
