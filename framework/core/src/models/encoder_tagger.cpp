@@ -85,10 +85,23 @@ class ConvolutionEncoder {
   std::vector<AddNorm> norms_;
 };
 
+// A tagger labels each source position: every target of the training and validation splits
+// must be as long as its source (copy, reverse, sort; not add, not a translation).
+void require_targets_as_long_as_sources(const SequenceData& data) {
+  for (const SequenceSplit* split : {&data.train, &data.valid})
+    for (std::size_t i = 0; i < split->size(); ++i)
+      if (split->src_lens(i) != split->tgt_lens(i))
+        throw std::invalid_argument("model 'encoder_tagger' labels each source position, so every target must be as long as its "
+                                    "source; example " + std::to_string(i) + " has a source of " + std::to_string(split->src_lens(i)) +
+                                    " tokens and a target of " + std::to_string(split->tgt_lens(i)) +
+                                    " (the tasks copy, reverse and sort keep the length; for the others use seq2seq or transformer)");
+}
+
 class EncoderTagger final : public SequenceModel {
  public:
   explicit EncoderTagger(const ModelArgs& a) : SequenceModel(a) {
     require_token_sources("model 'encoder_tagger'");
+    require_targets_as_long_as_sources(data_);
     const Options& o = a.options;
     const std::string encoder = o.get<std::string>("encoder", "self_attention");
     if (encoder != "self_attention" && encoder != "convolution")
