@@ -115,6 +115,15 @@ TEST_CASE("normalizers are checked where the framework meets them: errors name t
   const Attention unmasked(r, ParamScope(store, rng, "b"), config, 5, 5, 5);
   CHECK_THROWS_WITH(unmasked({x, x, x}, lens), Catch::StartsWith("normalizer 'weighs_masked' (plugin " + bad("bad_normalizers") +
                                                                  ") gave a masked key a weight"));
+  // What a normalizer declares is checked too: weights never negative, rows summing to 1.
+  config.normalizer = {"negative_weights", {}, ""};
+  const Attention negative(r, ParamScope(store, rng, "c"), config, 5, 5, 5);
+  CHECK_THROWS_WITH(negative({x, x, x}, lens), Catch::Contains("normalizer 'negative_weights'") &&
+                                                   Catch::Contains("returned weights that are not what it declares: w[0, 0, ") &&
+                                                   Catch::Contains("weights are never negative"));
+  config.normalizer = {"sums_to_three", {}, ""};
+  const Attention three(r, ParamScope(store, rng, "d"), config, 5, 5, 5);
+  CHECK_THROWS_WITH(three({x, x, x}, lens), Catch::Contains("normalizer 'sums_to_three'") && Catch::Contains("row [0, 0] sums to 3, not 1"));
 }
 
 TEST_CASE("cells and modes are checked where the framework meets them: errors name the plugin", "[plugins][errors]") {

@@ -38,6 +38,25 @@ std::pair<long, long> key_range(const ValidLens& lens, std::size_t b, std::size_
   return {std::max<long>(l(b, q, 0), 0), std::min<long>(l(b, q, 1), all)};
 }
 
+// The first weight below 0, or the first row with a valid key whose weights do not sum to 1
+// (when `rows_sum_to_one`), as "w[b, i, j] = v" or "row [b, i] sums to s"; "" if none.
+std::string unnormalized_entry(const Tensor& w, const ValidLens& lens, bool rows_sum_to_one) {
+  const std::size_t batch = w.shape()[0], n_q = w.shape()[1], n_k = w.shape()[2];
+  for (std::size_t b = 0; b < batch; ++b)
+    for (std::size_t i = 0; i < n_q; ++i) {
+      double total = 0.0;
+      for (std::size_t j = 0; j < n_k; ++j) {
+        const float v = w(b, i, j);
+        if (v < 0.0f) return "w[" + std::to_string(b) + ", " + std::to_string(i) + ", " + std::to_string(j) + "] = " + option_text(v);
+        total += v;
+      }
+      const auto [first, end] = key_range(lens, b, i, n_k);
+      if (rows_sum_to_one && end > first && std::fabs(total - 1.0) > 1e-3)
+        return "row [" + std::to_string(b) + ", " + std::to_string(i) + "] sums to " + option_text(total) + ", not 1";
+    }
+  return "";
+}
+
 // The first query for which `out` lets through a key that `given` masks: a mode may only
 // tighten the mask it was given (a causal or windowed mode), never drop or widen it. "" if none.
 std::string widened_query(const ValidLens& given, const ValidLens& out, std::size_t batch, std::size_t n_q, std::size_t n_k) {
@@ -140,12 +159,17 @@ Var CheckedNormalizer::operator()(const Var& scores, const ValidLens& lens) cons
   if (const std::string entry = nonzero_masked_entry(weights.value(), lens); !entry.empty())
     throw PluginFault(who + " gave a masked key a weight, " + entry +
                       "; masked keys must get exactly 0 (mask_keys in autodiff/ops.hpp does it)");
+  if (const std::string entry = unnormalized_entry(weights.value(), lens, rows_sum_to_one); !entry.empty())
+    throw PluginFault(who + " returned weights that are not what it declares: " + entry +
+                      " (weights are never negative; rows sum to 1 unless traits().rows_sum_to_one is false)");
   return weights;
 }
 
 CheckedNormalizer make_normalizer(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope) {
   CheckedNormalizer n{make_handle(kinds.normalizers, choice, scope, NormalizerArgs{scope, choice.options}), false};
-  n.masked_softmax = guarded(n.who, "traits", [&] { return n.plugin->traits(); }).masked_softmax;
+  const NormalizerTraits traits = guarded(n.who, "traits", [&] { return n.plugin->traits(); });
+  n.masked_softmax = traits.masked_softmax;
+  n.rows_sum_to_one = traits.rows_sum_to_one;
   if (!n.masked_softmax) return n;
   IntTensor lens = IntTensor::from_shape({1, 2});
   lens(0, 0) = 3, lens(0, 1) = 5;

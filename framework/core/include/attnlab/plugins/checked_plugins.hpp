@@ -66,9 +66,11 @@ CheckedScoring make_scoring(const PluginKinds& kinds, const PluginChoice& choice
 
 struct CheckedNormalizer : PluginHandle<Normalizer> {
   // normalize(scores, lens), checked: weights must have the scores' shape; an outside plugin's
-  // weights must be finite from finite scores and exactly 0 on masked keys.
+  // weights must be finite from finite scores, never negative, exactly 0 on masked keys, and
+  // each row with a valid key must sum to 1 when its traits say so.
   Var operator()(const Var& scores, const ValidLens& lens) const;
   bool masked_softmax = false;  // the plugin's traits().masked_softmax, checked on a probe
+  bool rows_sum_to_one = true;  // the plugin's traits().rows_sum_to_one
 };
 CheckedNormalizer make_normalizer(const PluginKinds& kinds, const PluginChoice& choice, const ParamScope& scope);
 
