@@ -68,6 +68,18 @@ TEST_CASE("slurm scripts hold only quoted paths and --set values: nothing of the
   CHECK(!std::filesystem::exists(dir / "t"));
 }
 
+TEST_CASE("slurm: a '%' in the output directory is doubled on the #SBATCH --output lines, so the logs go there", "[slurm-scripts]") {
+  attn::test::TempDir dir{"attnlab-slurm-percent"};
+  const std::string out = dir / "runs-100%a";
+  const auto written = attn::test::command_output(attn::test::attnlab_exe + " slurm " + attn::test::source_root +
+                                                  "/tests/specs/good/tiny-sweep.yaml --output-dir '" + out + "' 2>&1");
+  INFO(written.text);
+  REQUIRE(written.status == 0);
+  const std::string array = attn::test::read_text(out + "/array.sbatch"), merge = attn::test::read_text(out + "/merge.sbatch");
+  CHECK_THAT(array, Catch::Contains("#SBATCH --output=" + (dir / "runs-100%%a") + "/logs/task-%a.out\n"));
+  CHECK_THAT(merge, Catch::Contains("#SBATCH --output=" + (dir / "runs-100%%a") + "/logs/merge.out\n"));
+}
+
 TEST_CASE("run: SIGUSR1 (Slurm's warning before a time limit) checkpoints every run; --resume continues it", "[slurm-scripts]") {
   attn::test::TempDir dir{"attnlab-usr1"};
   const std::string out = dir / "r.h5", log = dir / "log";

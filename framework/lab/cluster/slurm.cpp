@@ -83,6 +83,14 @@ std::string directive(const std::string& option, const std::string& value) {
   return "#SBATCH --" + option + "=" + value + "\n";
 }
 
+// A directory as Slurm's --output pattern reads it: a '%' of the name doubled (Slurm would expand
+// "%a", "%j"... in it and write the logs elsewhere).
+std::string output_pattern_dir(const std::string& dir) {
+  std::string out;
+  for (char c : dir) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
 // #SBATCH lines every job shares.
 std::string common_directives(const SlurmOptions& o, const std::string& name) {
   std::string s = directive("job-name", name);
@@ -96,7 +104,7 @@ std::string array_script(const Layout& l, const SlurmOptions& o, const std::stri
   std::ostringstream s;
   s << "#!/bin/bash\n# Written by `attnlab slurm`: task K of this array runs part K of " << l.tasks << " of the sweep.\n"
     << common_directives(o, name) << "#SBATCH --cpus-per-task=" << o.cpus_per_task << "\n"
-    << directive("output", l.dir + "/logs/task-%a.out")
+    << directive("output", output_pattern_dir(l.dir) + "/logs/task-%a.out")
     << "#SBATCH --signal=B:USR1@90\n"  // 90 s before the time limit: checkpoint (attnlab run stops at the epoch's end)
     << "set -eu\nexport OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1\n"
     << "part=" << quoted(l.dir) << "/part-${SLURM_ARRAY_TASK_ID}.h5\n"
@@ -112,7 +120,7 @@ std::string array_script(const Layout& l, const SlurmOptions& o, const std::stri
 std::string merge_script(const Layout& l, const SlurmOptions& o, const std::string& name) {
   std::ostringstream s;
   s << "#!/bin/bash\n# Written by `attnlab slurm`: joins the " << l.tasks << " parts into the sweep's results file.\n"
-    << common_directives(o, name + "-merge") << directive("output", l.dir + "/logs/merge.out")
+    << common_directives(o, name + "-merge") << directive("output", output_pattern_dir(l.dir) + "/logs/merge.out")
     << "set -eu\nexec " << quoted(l.program) << " merge --force " << quoted(l.output);
   for (std::size_t k = 1; k <= l.tasks; ++k) s << " " << quoted(l.part(k));
   s << "\n";
