@@ -43,7 +43,7 @@ int report_sections_not_run(const std::vector<std::string>& asked) {
     if (!sections_run().count(name)) {
       std::cerr << "no section named \"" << name << "\" ran: the conformance suite's sections are \"<kind> '<name>'\", "
                 << "e.g. \"scoring function 'cosine'\", \"normalizer 'softmax'\", \"RNN cell 'gru'\", "
-                << "\"attention mode 'qkv'\", \"positional scheme 'rope', causal\" (or ', bidirectional') "
+                << "\"attention mode 'qkv'\", \"positional scheme 'rope'\" "
                 << "(is the plugin's library given with --plugin?)\n";
       ++missing;
     }
