@@ -64,7 +64,7 @@ TEST_CASE("a diverged run is refused by every command that would decode with it,
   const TempDir dir("attnlab-diverged");
   const std::string d = dir / "d.h5";
   REQUIRE(attnlab("run " + tiny + " --set training.lr=1e30 --set training.epochs=1 --output " + d).status == 1);  // every run diverges
-  for (const std::string command : {"translate " + d + " --run scoring-dot_seed-1 \"2 1 2\"", "probe " + d + " --run scoring-dot_seed-1 \"2 1 2\"",
+  for (const std::string& command : std::vector<std::string>{"translate " + d + " --run scoring-dot_seed-1 \"2 1 2\"", "probe " + d + " --run scoring-dot_seed-1 \"2 1 2\"",
                                     "ablate " + d + " --run scoring-dot_seed-1"})
     expect(command, 2, "run 'scoring-dot_seed-1' diverged while training");
   expect("inspect " + d, 0, "diverged");  // what it holds can still be looked at
