@@ -14,7 +14,7 @@ void padding_and_batch(Checker& c, const Rnn& rnn, const Var& x, const IntTensor
     for (std::size_t t = len; t < 5; ++t)
       for (std::size_t j = 0; j < 8; ++j)
         c.expect(out.outputs.value()(b, t, j) == 0.0f, "outputs past a sequence's end are 0",
-                 item + ", step " + std::to_string(t) + ", unit " + std::to_string(j), "0", number_text(out.outputs.value()(b, t, j)));
+                 item + ", step " + std::to_string(t) + ", unit " + std::to_string(j), "0", option_text(out.outputs.value()(b, t, j)));
     const RnnResult alone = rnn(slice(slice(x, 0, b, b + 1), 1, 0, len), std::nullopt);
     c.close("each sequence alone, unpadded, as in the padded batch", item + ": outputs", alone.outputs.value(),
             slice(slice(out.outputs, 0, b, b + 1), 1, 0, len).value(), 1e-5, 1e-5, "its outputs in the batch");
@@ -44,11 +44,11 @@ ConformanceRun check_cell(const Registries& r, const std::string& name, const Op
     const RnnResult out = rnn(x, lens);
     const std::string input = "inputs [3, 5, 3], lengths [5, 2, 1], hidden 4, 2 layers, both directions";
     if (!c.expect(out.outputs.shape() == Shape{3, 5, 8}, "outputs of shape [batch, steps, 2 hidden]", input, "[3, 5, 8]",
-                  shape_text(out.outputs.shape())) ||
+                  shape_str(out.outputs.shape())) ||
         !c.expect(out.states.size() == 4, "a final state per layer and direction", input, "4", std::to_string(out.states.size())))
       return;
     for (const CellState& s : out.states)
-      for (const Var& part : s) c.expect(part.shape() == Shape{3, 4}, "final states of shape [batch, hidden]", input, "[3, 4]", shape_text(part.shape()));
+      for (const Var& part : s) c.expect(part.shape() == Shape{3, 4}, "final states of shape [batch, hidden]", input, "[3, 4]", shape_str(part.shape()));
     padding_and_batch(c, rnn, x, lens, out);
     c.gradients("gradients", input, [&] {
       const RnnResult again = rnn(x, lens);

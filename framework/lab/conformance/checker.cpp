@@ -6,18 +6,6 @@
 
 namespace attn {
 
-std::string number_text(double value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", value);
-  return buf;
-}
-
-std::string shape_text(const Shape& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
 std::string lens_text(const IntTensor& lens) {
   std::string out = "[";
   for (std::size_t i = 0; i < lens.size(); ++i) {
@@ -72,7 +60,7 @@ void Checker::gradients(const std::string& check, const std::string& input, cons
     options.max_entries_per_leaf = 24;
     if (step > 0.0f) options.eps = step;
     const GradCheckResult result = gradcheck(f, leaves, rng, options);
-    expect(result.checked > 0 && result.ok, check, input + ", finite-difference step " + number_text(options.eps),
+    expect(result.checked > 0 && result.ok, check, input + ", finite-difference step " + option_text(options.eps),
            "the backward pass's gradient equal to the finite difference (|error| <= 1e-3 + 1e-2 |value|)",
            result.checked == 0 ? "no entry to compare" : result.report);
   });
@@ -88,17 +76,17 @@ void Checker::masked_weights(const std::string& input, const Tensor& weights, co
       for (std::size_t j = 0; j < nk; ++j) {
         const float w = weights(b, i, j);
         const std::string key = at + ", key " + std::to_string(j);
-        expect(std::isfinite(w), "every weight finite", key, "a finite weight", number_text(w));
-        expect(!(w < 0.0f), "no negative weight", key, "a weight >= 0", number_text(w));
+        expect(std::isfinite(w), "every weight finite", key, "a finite weight", option_text(w));
+        expect(!(w < 0.0f), "no negative weight", key, "a weight >= 0", option_text(w));
         if (static_cast<int>(j) >= len)
           expect(w == 0.0f, "masked keys get weight exactly 0", key + " (past its valid length " + std::to_string(len) + ")", "0",
-                 number_text(w));
+                 option_text(w));
         total += w;
       }
       if (sum_to_one || len == 0) {
         const double want = std::min(len, 1);
         expect(std::abs(total - want) <= 1e-5, len == 0 ? "a row with no valid key is all 0" : "each row's weights sum to 1",
-               at + " (valid length " + std::to_string(len) + ")", number_text(want), number_text(total));
+               at + " (valid length " + std::to_string(len) + ")", option_text(want), option_text(total));
       }
     }
 }
@@ -107,7 +95,7 @@ bool Checker::close(const std::string& check, const std::string& input, const Te
                     double atol, const std::string& expected) {
   const Shape got_shape(got.shape().begin(), got.shape().end()), want_shape(want.shape().begin(), want.shape().end());
   if (got_shape != want_shape)
-    return expect(false, check, input, expected + " (shape " + shape_text(want_shape) + ")", "shape " + shape_text(got_shape));
+    return expect(false, check, input, expected + " (shape " + shape_str(want_shape) + ")", "shape " + shape_str(got_shape));
   std::size_t worst = 0;
   double worst_excess = -1.0;
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -115,8 +103,8 @@ bool Checker::close(const std::string& check, const std::string& input, const Te
     const double excess = std::isfinite(g) ? std::abs(g - w) - (atol + rtol * std::abs(w)) : 1e30;
     if (excess > worst_excess) worst_excess = excess, worst = i;
   }
-  return expect(worst_excess <= 0.0, check, input, expected + " (entry " + std::to_string(worst) + ": " + number_text(want.data()[worst]) + ")",
-                number_text(got.data()[worst]));
+  return expect(worst_excess <= 0.0, check, input, expected + " (entry " + std::to_string(worst) + ": " + option_text(want.data()[worst]) + ")",
+                option_text(got.data()[worst]));
 }
 
 ConformanceRun Checker::result() const {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnlab/attnlab.hpp"
+#include "attnlab/options.hpp"
 
 namespace attn {
 
@@ -46,6 +47,7 @@ class Checker {
   bool close(const std::string& check, const std::string& input, const Tensor& got, const Tensor& want, double rtol,
              double atol, const std::string& expected);
   void note(const std::string& text) { run_.notes.push_back(text); }
+  const std::string& plugin() const { return run_.plugin; }
   ConformanceRun result() const;
 
  private:
@@ -53,10 +55,8 @@ class Checker {
   std::vector<std::string> failed_;  // checks with a failure kept
 };
 
-// Text of a tensor's shape and of valid lengths, for the inputs of failures.
-std::string shape_text(const Shape& shape);
+// Text of valid lengths, for the inputs of failures (shapes: shape_str; numbers: option_text).
 std::string lens_text(const IntTensor& lens);
-std::string number_text(double value);
 // Standard normal entries from rng: the suite's inputs.
 Tensor random_normal(const Shape& shape, Rng& rng);
 // The plugin's parameters, then the named inputs: every leaf a gradient check covers.

@@ -58,7 +58,7 @@ std::vector<ConformanceRun> check_plugin(const Registries& r, PluginKind kind, c
     for (const auto& [key, value] : set) options.set(key, value, "option " + key);
     ConformanceRun run = checks_of(kind)(r, name, options, hints.fd_step);
     run.options = set_text(set);
-    if (hints.fd_step > 0.0f) run.notes.push_back("finite-difference step " + number_text(hints.fd_step) + ", as the plugin declares");
+    if (hints.fd_step > 0.0f) run.notes.push_back("finite-difference step " + option_text(hints.fd_step) + ", as the plugin declares");
     runs.push_back(std::move(run));
   }
   return runs;

@@ -38,14 +38,14 @@ void check_built(Checker& c, const Attention& attention, ParamStore& store, std:
   const std::string input = how + ": queries [2, 5, " + std::to_string(query_dim) + "], keys [2, 5, 4], values [2, 5, 5], valid lengths [5, 0]";
   const AttentionResult out = attention(sources, IntTensor{5, 0});
   c.expect(out.output.shape() == Shape{2, 5, attention.output_dim()}, "output of shape [batch, queries, output_dim()]", input,
-           shape_text({2, 5, attention.output_dim()}), shape_text(out.output.shape()));
-  if (!c.expect(out.weights.shape() == Shape{2, 5, 5}, "weights of shape [batch, queries, keys]", input, "[2, 5, 5]", shape_text(out.weights.shape())))
+           shape_str({2, 5, attention.output_dim()}), shape_str(out.output.shape()));
+  if (!c.expect(out.weights.shape() == Shape{2, 5, 5}, "weights of shape [batch, queries, keys]", input, "[2, 5, 5]", shape_str(out.weights.shape())))
     return;
   // The mode may tighten the mask (causal); every weight outside the caller's mask is 0, and a
   // row with valid keys sums to 1 (a mode that tightens it leaves each query a key).
   c.masked_weights(input, out.weights.value(), IntTensor{5, 0}, true);
   for (float v : out.output.value())
-    if (!c.expect(std::isfinite(v), "every output finite", input, "finite values", number_text(v))) break;
+    if (!c.expect(std::isfinite(v), "every output finite", input, "finite values", option_text(v))) break;
   c.gradients("gradients", how + ", valid lengths [5, 3]", [&] { return attention(sources, IntTensor{5, 3}).output; },
               leaves_of(store, {{"query", query}, {"key", key}, {"value", value}}), fd_step);
 }

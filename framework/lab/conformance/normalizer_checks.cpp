@@ -9,7 +9,7 @@ ConformanceRun check_normalizer(const Registries& r, const std::string& name, co
     Rng rng(5);
     ParamStore store;
     auto normalizer = r.normalizers.create(name, NormalizerArgs{ParamScope(store, rng, "n"), options});
-    options.require_all_read(c.result().plugin);  // an option it does not read is a typo, not a default
+    options.require_all_read(c.plugin());  // an option it does not read is a typo, not a default
     const NormalizerTraits traits = normalizer->traits();
     Tensor raw = random_normal({3, 4, 6}, rng);
     if (traits.non_negative_scores_only) raw = xt::abs(raw) + 0.1f;
@@ -17,7 +17,7 @@ ConformanceRun check_normalizer(const Registries& r, const std::string& name, co
     for (const IntTensor& lens : {IntTensor{6, 2, 0}, IntTensor{{1, 2, 3, 4}, {6, 0, 5, 1}, {0, 0, 2, 6}}}) {
       const Var weights = normalizer->normalize(scores, lens);
       if (c.expect(weights.shape() == scores.shape(), "weights of the scores' shape", "scores [3, 4, 6]", "[3, 4, 6]",
-                   shape_text(weights.shape())))
+                   shape_str(weights.shape())))
         c.masked_weights("scores [3, 4, 6], valid lengths " + lens_text(lens) + (traits.rows_sum_to_one ? "" : " (rows need not sum to 1)"),
                          weights.value(), lens, traits.rows_sum_to_one);
     }

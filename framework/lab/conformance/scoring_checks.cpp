@@ -23,7 +23,7 @@ void different_sizes(Checker& c, const Registries& r, const std::string& name, c
   c.guarded("queries and keys of different sizes: taken or refused saying 'size'", "queries [3, 4, 3], keys [3, 6, 5]", [&] {
     const Shape got = mixed->score(q3, k).shape();
     c.expect(got == Shape{3, 4, 6}, "queries and keys of different sizes: taken or refused saying 'size'",
-             "queries [3, 4, 3], keys [3, 6, 5]", "scores [3, 4, 6]", shape_text(got));
+             "queries [3, 4, 3], keys [3, 6, 5]", "scores [3, 4, 6]", shape_str(got));
   });
   c.gradients("gradients with queries and keys of different sizes", "queries [3, 4, 3], keys [3, 6, 5]",
               [&] { return mixed->score(q3, k); }, leaves_of(store, {{"q", q3}, {"k", k}}), fd_step);
@@ -37,11 +37,11 @@ ConformanceRun check_scoring(const Registries& r, const std::string& name, const
     Rng rng(3);
     ParamStore store;
     auto scoring = r.scoring.create(name, ScoringArgs{ParamScope(store, rng, "s"), options, 5, 5});
-    options.require_all_read(c.result().plugin);  // an option it does not read is a typo, not a default
+    options.require_all_read(c.plugin());  // an option it does not read is a typo, not a default
     Var q = leaf(random_normal({3, 4, 5}, rng)), k = leaf(random_normal({3, 6, 5}, rng)), v = leaf(random_normal({3, 6, 2}, rng));
     const Var scores = scoring->score(q, k);
     if (!c.expect(scores.shape() == Shape{3, 4, 6}, "scores of shape [batch, queries, keys]", "queries [3, 4, 5], keys [3, 6, 5]",
-                  "[3, 4, 6]", shape_text(scores.shape())))
+                  "[3, 4, 6]", shape_str(scores.shape())))
       return;
     for (const IntTensor& lens : {IntTensor{6, 2, 0}, IntTensor{{1, 2, 3, 4}, {6, 0, 5, 1}, {0, 0, 2, 6}}})
       c.masked_weights("softmax of its scores, valid lengths " + lens_text(lens), masked_softmax(scores, lens).value(), lens, true);
@@ -51,7 +51,7 @@ ConformanceRun check_scoring(const Registries& r, const std::string& name, const
               "its scores within the batch");
     if (const std::optional<float> scale = scoring->dot_product_scale())
       c.close("a declared dot product (dot_product_scale) holds", "queries [3, 4, 5], keys [3, 6, 5]", scores.value(),
-              bmm(q, k, false, true, *scale).value(), 1e-5, 1e-6, number_text(*scale) + " q k^T");
+              bmm(q, k, false, true, *scale).value(), 1e-5, 1e-6, option_text(*scale) + " q k^T");
     c.gradients("gradients of attention through its scores", "queries [3, 4, 5], keys [3, 6, 5], valid lengths [6, 3, 1]",
                 [&] { return attention_pooling(masked_softmax(scoring->score(q, k), IntTensor{6, 3, 1}), v).output; },
                 leaves_of(store, {{"q", q}, {"k", k}, {"v", v}}), fd_step);
