@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "lab/files/output_claim.hpp"
 #include "lab/results/summary.hpp"
 #include "trained_run.hpp"
 
@@ -55,6 +56,7 @@ int ablate(const std::vector<std::string>& args) {
     id = chosen_run(file, a);
     parts = rebuilt_run(file, id, a, registries, plan);
   }
+  const OutputClaim claim(path, {});  // the analysis is stored into the file: no other command writes it meanwhile
   HeadAnalysisOptions o;
   o.mean_replacement = replace == "mean";
   o.pruning = !a.flag("--no-pruning");

@@ -19,6 +19,7 @@
 #include "lab/analysis/inspect.hpp"
 #include "lab/analysis/pictures.hpp"
 #include "lab/analysis/report.hpp"
+#include "lab/files/output_claim.hpp"
 #include "lab/files/whole_file.hpp"
 #include "lab/results/results_format.hpp"
 
@@ -31,14 +32,15 @@ const std::string& results_path(const Arguments& a) {
 }
 
 // Refuses an output that exists and is not a file (a directory, a FIFO, a device: it is never
-// opened or replaced) or whose directory cannot take it.
-void check_output(const std::string& path) {
+// opened or replaced), whose directory cannot take it, or that is the results file read.
+void check_output(const std::string& path, const std::string& results) {
   if (const std::string problem = output_file_problem(path, "-o"); !problem.empty()) throw UsageError(problem);
+  if (const std::string clash = output_is_input(path, {{results, "the results file"}}); !clash.empty()) throw UsageError(clash);
 }
 
 // Writes `text` to `path` whole (whole_file.hpp), after check_output.
-void write_file(const std::string& path, const std::string& text) {
-  check_output(path);
+void write_file(const std::string& path, const std::string& text, const std::string& results) {
+  check_output(path, results);
   write_whole_file(path, text);
 }
 
@@ -235,8 +237,8 @@ int plot(const std::vector<std::string>& args) {
   // Everything that can refuse the command runs before the first file is written.
   const std::string tool = png ? rsvg_convert_path() : "";
   if (png && tool.empty()) throw UsageError("a PNG needs rsvg-convert (Debian package librsvg2-bin); nothing is written");
-  if (png) check_output(png_path);
-  write_file(svg_path, svg);
+  if (png) check_output(png_path, path);
+  write_file(svg_path, svg, path);
   std::printf("wrote %s\n", svg_path.c_str());
   if (png) {
     write_png(tool, svg_path, png_path);
@@ -249,7 +251,7 @@ int report(const std::vector<std::string>& args) {
   const Arguments a(args, {}, {"-o", "--output"});
   const std::string& path = results_path(a);
   const std::string out = output_path(a, stem_of(path) + "-report.html", {".html", ".htm"});
-  write_file(out, html_report(path));
+  write_file(out, html_report(path), path);
   std::printf("wrote %s (self-contained: open it in any browser, offline)\n", out.c_str());
   return 0;
 }

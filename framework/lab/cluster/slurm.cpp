@@ -168,6 +168,7 @@ int slurm_experiment(const std::string& spec_path, const SlurmOptions& o) {
   l.dir = absolute(o.output_dir.empty() ? sweep->output + ".slurm" : o.output_dir);
   // Everything that can refuse the options runs before the first directory is made.
   if (const std::string problem = output_file_problem(l.output, "--output"); !problem.empty()) throw UsageError(problem);
+  if (const std::string clash = output_is_input(l.output, sweep->inputs); !clash.empty()) throw UsageError(clash);  // the merge job's
   for (const char* script : {"/array.sbatch", "/merge.sbatch"})  // (their directory is made later)
     if (const std::string problem = non_file_output(l.dir + script, "--output-dir"); !problem.empty()) throw UsageError(problem);
   const std::vector<std::size_t> todo = unfinished_tasks(l, sweep->run_ids);

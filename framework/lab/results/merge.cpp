@@ -11,6 +11,7 @@
 #include "attnlab/errors.hpp"
 #include "attnlab/footprint.hpp"
 #include "attnlab/file_kind.hpp"
+#include "lab/files/output_claim.hpp"
 #include "lab/results/hdf5_file.hpp"
 #include "lab/results/layout.hpp"
 #include "lab/results/results_format.hpp"
@@ -134,11 +135,13 @@ MergeResult merge_results(const std::string& output, const std::vector<std::stri
   namespace fs = std::filesystem;
   if (parts.empty()) throw UsageError("no parts to merge: give the files of `attnlab run --shard K/N`");
   std::error_code ec;
-  for (const std::string& p : parts)
-    if (fs::exists(output, ec) && fs::equivalent(output, p, ec)) throw UsageError("the output " + output + " is also a part; write elsewhere");
+  std::vector<InputFile> inputs;
+  for (const std::string& p : parts) inputs.push_back({p, "a part"});
   check_output_room(output, parts);  // first: a directory or FIFO is refused even with --force
-  if (fs::exists(output, ec) && !options.force) throw UsageError(output + " already exists; use --force to replace it");
   const Parts s = survey(parts);
+  inputs.push_back({s.header.spec_path, "the spec the parts were run from"});
+  const OutputClaim claim(output, inputs);  // until the merged file is in place
+  if (fs::exists(output, ec) && !options.force) throw UsageError(output + " already exists; use --force to replace it");
   MergeResult result;
   result.planned = s.header.run_order.size();
   for (const std::string& id : s.header.run_order)

@@ -1,6 +1,8 @@
 #include "lab/runner/run.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <set>
 
 #include "attnlab/models/sequence_model.hpp"
@@ -22,6 +24,21 @@ void attributing_errors_to(const std::string& where, Build&& build) {
     throw;
   } catch (const std::exception& e) {
     throw SpecError(where, e.what());
+  }
+}
+
+// The files a dataset read: each option it asked for whose value (the spec's, or the default)
+// names a regular file where the dataset looks for it.
+void add_data_files(const RunPlan& plan, const std::vector<Options::Asked>& asked, const std::string& spec_dir,
+                    std::vector<std::string>& files) {
+  const std::vector<std::string> given = plan.dataset_options.keys();
+  for (const Options::Asked& a : asked) {
+    const bool in_spec = std::find(given.begin(), given.end(), a.key) != given.end();
+    const std::string value = in_spec ? plan.dataset_options.text(a.key) : a.fallback;
+    if (value.empty()) continue;
+    const std::string path = resolve_data_path(value, spec_dir);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec) && std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
   }
 }
 
@@ -207,12 +224,15 @@ void check_model_takes_training(const RunPlan& plan, const Model& model, std::ve
 }  // namespace
 
 std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries, const MemoryLimit& limit,
-                                      double* results_bytes) {
+                                      RunsFootprint* footprint) {
   std::vector<Diagnostic> found;
   for (const RunPlan& plan : spec.runs) {  // every sweep point, built as its run builds it
     try {
       const auto parts = build_run(plan, registries, spec.directory, limit);
-      if (results_bytes) *results_bytes += sizeof(float) * static_cast<double>(parts->params.num_values()) + 64 * 1024.0;
+      if (footprint) {
+        footprint->results_bytes += sizeof(float) * static_cast<double>(parts->params.num_values()) + 64 * 1024.0;
+        add_data_files(plan, parts->dataset_read, spec.directory, footprint->data_files);
+      }
       check_training_fits(plan, *parts->model, parts->data_bytes, parts->params.kept_bytes(), limit, found);
       make_plugin(registries.optimizers, plan.training.optimizer,
                   OptimizerArgs{plan.training.optimizer.options, parts->params.items()});

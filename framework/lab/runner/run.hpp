@@ -51,9 +51,12 @@ RunRecord execute_run(const RunPlan& plan, const Registries& registries, const s
 // Every problem the plugins find in the runs of a spec (unknown plugin names, bad or unknown
 // options, missing files, metrics early stopping cannot watch, runs that would not fit in
 // `limit`), each once, with its location.
-// `results_bytes`, when given, receives about what the runs' results will take in the file
-// (their parameters, and a margin for maps and history).
+// `footprint`, when given, receives what else validation learns of the runs.
+struct RunsFootprint {
+  double results_bytes = 0;  // about what the results take in the file (parameters, a margin for maps and history)
+  std::vector<std::string> data_files;  // the files the datasets read, as they read them (defaults included)
+};
 std::vector<Diagnostic> validate_runs(const Spec& spec, const Registries& registries, const MemoryLimit& limit = {},
-                                      double* results_bytes = nullptr);
+                                      RunsFootprint* footprint = nullptr);
 
 }  // namespace attn

@@ -18,6 +18,7 @@
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
+#include "lab/files/output_claim.hpp"
 #include "lab/results/checkpoints.hpp"
 #include "lab/runner/progress.hpp"
 #include "lab/results/results_format.hpp"
@@ -49,8 +50,17 @@ struct Prepared {
   Registries registries;
   std::string output;
   MemoryLimit memory;  // what each run may use
-  double results_bytes = 0;  // about what the runs will write
+  RunsFootprint footprint;  // about what the runs will write, and the data files they read
 };
+
+// What `run` reads, which its output must not be: the spec, the data files, the plugins.
+std::vector<InputFile> inputs_of(const Prepared& p, const std::string& spec_path, const RunnerOptions& o) {
+  std::vector<InputFile> inputs{{spec_path, "the spec"}};
+  for (const std::string& file : p.footprint.data_files) inputs.push_back({file, "a data file the spec reads"});
+  for (const std::string& plugin : p.spec.plugins) inputs.push_back({plugin, "a plugin the spec loads"});
+  for (const std::string& plugin : o.plugins) inputs.push_back({plugin, "a plugin given with --plugin"});
+  return inputs;
+}
 
 int thread_count(const RunnerOptions& options) {
   return options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
@@ -89,7 +99,7 @@ std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOpti
     }
   }
   p->memory = memory_limit(options, p->spec.runs.size());
-  if (diags.empty()) diags = validate_runs(p->spec, p->registries, p->memory, &p->results_bytes);
+  if (diags.empty()) diags = validate_runs(p->spec, p->registries, p->memory, &p->footprint);
   p->output = options.output ? *options.output : p->spec.output;
   if (!diags.empty()) return nullptr;
   return p;
@@ -102,13 +112,19 @@ std::unique_ptr<Prepared> prepare_or_print(const std::string& spec_path, const R
   return p;
 }
 
-// The output must be creatable (or resumable) before any training starts.
-std::optional<std::string> output_problem(const std::string& path, const std::string& spec_path, const RunnerOptions& o) {
+// The output must be creatable (or resumable) before any training starts; `claim` holds it from
+// before its existence is checked (output_claim.hpp).
+std::optional<std::string> output_problem(const Prepared& p, const std::string& spec_path, const RunnerOptions& o,
+                                          std::optional<OutputClaim>& claim) {
   namespace fs = std::filesystem;
+  const std::string& path = p.output;
   std::error_code ec;
   if (const std::string problem = output_file_problem(path, "output"); !problem.empty()) return problem;
-  if (fs::exists(path, ec) && fs::equivalent(path, spec_path, ec))
-    return "the output '" + path + "' is the spec itself; --force would replace the spec by the results: choose another --output";
+  try {
+    claim.emplace(path, inputs_of(p, spec_path, o));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
   const bool exists = fs::exists(path, ec);
   if (const std::string what = not_a_regular_file(checkpoint_directory(path)); what != "no such file" && what != "this is a directory")
     return "'" + checkpoint_directory(path) + "' (where the runs' checkpoints go): " + (what.empty() ? "a file, not a directory" : what) +
@@ -126,7 +142,7 @@ std::optional<std::string> space_problem(const Prepared& p, const RunnerOptions&
   std::error_code ec;
   const auto replaced = o.force ? std::filesystem::file_size(p.output, ec) : 0;
   const double free = free_space_for(p.output) + (ec ? 0 : static_cast<double>(replaced));
-  const double needed = o.resume ? 0 : p.results_bytes;  // resuming: each run is checked as it is written
+  const double needed = o.resume ? 0 : p.footprint.results_bytes;  // resuming: each run is checked as it is written
   if (free < 0 || free >= needed + 64 * 1024) return std::nullopt;
   return "no space left for the results in '" + p.output + "': they need about " + memory_text(needed + 64 * 1024) +
          ", and its file system has " + memory_text(free) + " free; free some space, or write elsewhere with --output";
@@ -305,7 +321,7 @@ std::pair<std::size_t, std::size_t> shard_range(std::size_t runs, const Shard& s
 std::optional<SweepOutline> outline_sweep(const std::string& spec_path, const RunnerOptions& options) {
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return std::nullopt;
-  SweepOutline o{p->spec.name, p->output, {}};
+  SweepOutline o{p->spec.name, p->output, {}, inputs_of(*p, spec_path, options)};
   for (const RunPlan& r : p->spec.runs) o.run_ids.push_back(r.id);
   return o;
 }
@@ -372,7 +388,8 @@ int run_sweep(const std::string& spec_path, const RunnerOptions& options, int th
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return 2;
   const Spec& spec = p->spec;
-  if (auto problem = output_problem(p->output, spec_path, options); problem || (problem = space_problem(*p, options))) {
+  std::optional<OutputClaim> claim;
+  if (auto problem = output_problem(*p, spec_path, options, claim); problem || (problem = space_problem(*p, options))) {
     std::fprintf(stderr, "attnlab run: %s\nNothing was run or written.\n", problem->c_str());
     return 2;
   }

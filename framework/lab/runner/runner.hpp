@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "lab/files/output_claim.hpp"
+
 #include "lab/spec/spec.hpp"
 
 namespace attn {
@@ -51,6 +53,7 @@ int list_spec_options(const std::string& spec_path, const RunnerOptions& options
 struct SweepOutline {
   std::string name, output;
   std::vector<std::string> run_ids;
+  std::vector<InputFile> inputs;  // what its runs read: the spec, the data files, the plugins
 };
 std::optional<SweepOutline> outline_sweep(const std::string& spec_path, const RunnerOptions& options);
 
