@@ -24,6 +24,7 @@
 #include "attnlab/data/text.hpp"
 #include "attnlab/options.hpp"
 #include "command.hpp"
+#include "lab/process/crash_report.hpp"
 
 namespace {
 
@@ -75,8 +76,8 @@ int run_command(const Command& c, const std::vector<std::string>& rest) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab %s: %s\n", c.name.c_str(), shown(e.what()).c_str());
     return 1;
-  } catch (...) {
-    std::fprintf(stderr, "attnlab %s: an unknown error (a plugin threw something that is not an exception?)\n", c.name.c_str());
+  } catch (...) {  // (every call into a plugin turns such a throw into a PluginFault naming it)
+    std::fprintf(stderr, "attnlab %s: an unknown error (something that is not a std::exception was thrown)\n", c.name.c_str());
     return 1;
   }
 }
@@ -106,6 +107,7 @@ constexpr int crashed_in_hdf5 = 97;
 // crash is attnlab's own, and keeps its signal for the parent to report.
 void on_crash(int signal) {
   if (attn::inside_hdf5_library()) _exit(crashed_in_hdf5);
+  if (attn::in_plugin_code()) attn::report_crash(signal);  // the plugin's, named by the child itself
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
@@ -202,6 +204,7 @@ int main(int argc, char** argv) {
       std::printf("%s\n", c.usage.c_str());
       return 0;
     }
+    attn::report_crashes(c.name);  // (a reading command's child replaces them by on_crash)
     return c.reads_results ? run_isolated(c, rest) : run_command(c, rest);
   }
   std::fprintf(stderr, "attnlab: %s\nRun 'attnlab --help' for the list.\n",

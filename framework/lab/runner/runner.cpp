@@ -19,6 +19,7 @@
 #include <tbb/task_group.h>
 
 #include "lab/files/output_claim.hpp"
+#include "lab/process/crash_report.hpp"
 #include "lab/results/checkpoints.hpp"
 #include "lab/runner/progress.hpp"
 #include "lab/results/results_format.hpp"
@@ -385,6 +386,7 @@ namespace {
 
 // run_experiment inside its arena.
 int run_sweep(const std::string& spec_path, const RunnerOptions& options, int threads) {
+  set_crash_note("Nothing was run or written.");  // until the results file is there
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return 2;
   const Spec& spec = p->spec;
@@ -405,6 +407,8 @@ int run_sweep(const std::string& spec_path, const RunnerOptions& options, int th
   if (const auto refused = options.resume ? runs_done_before(*p, options, spec_path, done, kept_failures)
                                           : start_results_file(*p, options))
     return *refused;
+  set_crash_note("The runs finished before are kept in " + p->output + ": `attnlab run " + spec_path +
+                 " --resume` with the same options completes the sweep.");
 
   std::vector<const RunPlan*> todo;
   for (std::size_t i = first; i < last; ++i)

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attnlab/options.hpp"
+#include "attnlab/plugins/plugin_call.hpp"
 #include "attnlab/registry.hpp"
 
 namespace attn {
@@ -31,7 +32,9 @@ template <class Base, class Args>
 std::shared_ptr<Base> make_plugin(const Registry<Base, Args>& registry, const PluginChoice& choice,
                                   const Args& args) {
   std::shared_ptr<Base> made;
+  const std::string who = registry.contains(choice.name) ? registry.describe(choice.name) : choice.name;
   try {
+    const InPluginCall marker(who.c_str(), "its constructor");
     made = registry.create(choice.name, args);
   } catch (const RegistryError& e) {
     throw SpecError(choice.where, e.what());
@@ -42,8 +45,9 @@ std::shared_ptr<Base> make_plugin(const Registry<Base, Args>& registry, const Pl
   } catch (const std::exception& e) {
     const bool outside = static_cast<bool>(registry.get(choice.name).library);
     if (!outside && choice.where.empty()) throw;
-    throw SpecError(choice.where, outside ? registry.describe(choice.name) + " threw while being constructed: " + e.what()
-                                          : std::string(e.what()));
+    throw SpecError(choice.where, outside ? who + " threw while being constructed: " + e.what() : std::string(e.what()));
+  } catch (...) {
+    throw SpecError(choice.where, who + " threw something that is not a std::exception while being constructed");
   }
   choice.options.require_all_read(registry.kind() + " '" + choice.name + "'");
   return made;

@@ -1,4 +1,5 @@
 #include "attnlab/plugin_loader.hpp"
+#include "attnlab/plugins/plugin_call.hpp"
 
 #include "attnlab/file_kind.hpp"
 
@@ -67,7 +68,10 @@ void load_plugin(const std::string& path_text, Registries& registries) {
 
   auto library = std::make_shared<boost::dll::shared_library>();
   std::error_code load_error;
-  library->load(fs::absolute(path), load_error, boost::dll::load_mode::rtld_now);
+  {
+    const InPluginCall marker(who.c_str(), "loading (its static initialisers)");
+    library->load(fs::absolute(path), load_error, boost::dll::load_mode::rtld_now);
+  }
   if (load_error) throw PluginError(who + ": " + why_not_loadable(path));
   if (!library->has("attnlab_plugin_entry"))
     throw PluginError(who + ": not an attnlab plugin (it exports no attnlab_plugin_entry; "
@@ -88,9 +92,12 @@ void load_plugin(const std::string& path_text, Registries& registries) {
   Registries staged;
   staged.each([&](auto& r) { r.set_origin(path_text, library); });
   try {
+    const InPluginCall marker(who.c_str(), "its registration (ATTNLAB_PLUGIN)");
     info->register_plugins(staged);
   } catch (const std::exception& e) {
     throw PluginError(who + ": failed while registering: " + e.what());
+  } catch (...) {
+    throw PluginError(who + ": failed while registering: it threw something that is not a std::exception");
   }
   try {
     registries.absorb(std::move(staged));

@@ -16,6 +16,7 @@
 
 #include "attnlab/errors.hpp"
 #include "attnlab/plugin_choice.hpp"
+#include "attnlab/plugins/plugin_call.hpp"
 #include "attnlab/plugins/plugin_kinds.hpp"
 
 namespace attn {
@@ -29,15 +30,20 @@ struct PluginHandle {
   bool outside = false;     // loaded from a plugin library
 };
 
-// Calls f(); any exception but a PluginFault becomes one: "<who> threw in <method>(): ...".
+// Calls f(), marked as `who`'s `method` (plugin_call.hpp); any exception but a PluginFault
+// becomes one: "<who> threw in <method>(): ...", and so does a throw of something that is not a
+// std::exception.
 template <class F>
 auto guarded(const std::string& who, const char* method, F&& f) -> decltype(f()) {
+  const InPluginCall marker(who.c_str(), method);
   try {
     return f();
   } catch (const PluginFault&) {
     throw;
   } catch (const std::exception& e) {
     throw PluginFault(who + " threw in " + method + "(): " + e.what());
+  } catch (...) {
+    throw PluginFault(who + " threw in " + method + "() something that is not a std::exception");
   }
 }
 
