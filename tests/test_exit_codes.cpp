@@ -230,6 +230,12 @@ TEST_CASE("values another program changed in a results file: counts out of range
   const std::string padded = damaged("padded.h5", "sd = lambda t: __import__('numpy').array(t, dtype=h5py.string_dtype('utf-8', len(t))); "
                                                   "r.attrs.create('status', sd(b'failed')); r.attrs.create('error', sd(b'boom'))");
   expect("inspect " + padded, 0, "scoring-dot_seed-1 failed: boom");
+  // A group hard-linked into itself: walks remember what they read (inspect --run spun until the
+  // read timeout; reading the parameters went round the cycle too).
+  expect("inspect " + damaged("cycle.h5", "r['attention/again'] = r") + " --run scoring-dot_seed-1", 0,
+         "again/  (a link to a group shown above)");
+  expect("inspect " + damaged("params-cycle.h5", "r['params/again'] = r['params']") + " --run scoring-dot_seed-1", 1,
+         "params/again is a second link to a group already read");
   // Values of another type or missing, in words (they were HDF5's "no appropriate function for
   // conversion path" and "component not found"); ASCII strings (h5py's bytes) read as UTF-8.
   const std::string damage = "the file is damaged or was changed by another program";

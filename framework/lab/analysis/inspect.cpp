@@ -158,6 +158,7 @@ std::string inspect_run(const std::string& path, const std::string& run) {
   const std::string g = file.run_group(run);
   const Hdf5File& f = file.hdf5();
   std::ostringstream out;
+  std::set<unsigned long long> seen{f.object_address(g)};  // a group hard-linked twice (or into itself) is shown once
   std::function<void(const std::string&, int)> walk = [&](const std::string& p, int depth) {
     const std::string pad(static_cast<std::size_t>(depth) * 2, ' ');
     for (const std::string& a : f.attr_names(p)) {
@@ -177,8 +178,9 @@ std::string inspect_run(const std::string& path, const std::string& run) {
     for (const std::string& c : f.children(p)) {
       const std::string child = p + "/" + c;
       if (f.is_group(child)) {
-        out << pad << c << "/\n";
-        walk(child, depth + 1);
+        const bool first_time = seen.insert(f.object_address(child)).second;
+        out << pad << c << "/" << (first_time ? "" : "  (a link to a group shown above)") << "\n";
+        if (first_time) walk(child, depth + 1);
       } else {
         out << pad << c << "  " << shape_text(f.shape(child)) << "\n";
       }

@@ -323,6 +323,15 @@ bool Hdf5File::is_group(const std::string& path) const {
          });
 }
 
+unsigned long long Hdf5File::object_address(const std::string& path) const {
+  return guarded(path_, "cannot inspect " + path, [&] {
+    H5O_info_t info;
+    if (H5Oget_info_by_name(impl_->file.getId(), path.c_str(), &info, H5P_DEFAULT) < 0)
+      throw H5::GroupIException("H5Oget_info_by_name", "cannot inspect " + path);
+    return static_cast<unsigned long long>(info.addr);
+  });
+}
+
 bool inside_hdf5_library() { return calls_inside_hdf5.load() > 0; }
 
 void Hdf5File::copy_from(const Hdf5File& source, const std::string& path) {

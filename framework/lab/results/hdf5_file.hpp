@@ -40,6 +40,9 @@ class Hdf5File {
   void create_group(const std::string& path);  // with parents; no-op when it exists
   bool exists(const std::string& path) const;
   bool is_group(const std::string& path) const;
+  // Where the object at `path` lives in the file: two paths (hard links) to one object give the
+  // same address, so a walk that remembers them never goes round a cycle.
+  unsigned long long object_address(const std::string& path) const;
   std::vector<std::string> children(const std::string& group_path) const;  // sorted names
   void remove(const std::string& path);
   // Copies the group or dataset at `path` of `source`, with everything under it, to the same

@@ -160,17 +160,23 @@ void write_named(Hdf5File& f, const std::string& group, const NamedTensors& tens
 }
 
 // Every dataset under `group`, named by its path below it ("m/encoder.W" for optimizer state).
-void read_named(const Hdf5File& f, const std::string& group, const std::string& prefix, NamedTensors& out) {
+// `seen` holds the groups read: a group hard-linked back into what is being read (a file edited
+// by another program) would otherwise be read round and round.
+void read_named(const Hdf5File& f, const std::string& group, const std::string& prefix, NamedTensors& out,
+                std::set<unsigned long long>& seen) {
+  if (!seen.insert(f.object_address(group)).second)
+    throw FileError(f.path() + ": " + group + " is a second link to a group already read (a file edited by another program)");
   for (const std::string& child : f.children(group)) {
     const std::string path = group + "/" + child;
-    if (f.is_group(path)) read_named(f, path, prefix + child + "/", out);
+    if (f.is_group(path)) read_named(f, path, prefix + child + "/", out, seen);
     else out.emplace_back(prefix + child, f.read(path));
   }
 }
 
 NamedTensors read_named(const Hdf5File& f, const std::string& group) {
   NamedTensors out;
-  if (f.exists(group)) read_named(f, group, "", out);
+  std::set<unsigned long long> seen;
+  if (f.exists(group)) read_named(f, group, "", out, seen);
   return out;
 }
 
