@@ -97,3 +97,22 @@ TEST_CASE("run: SIGUSR1 (Slurm's warning before a time limit) checkpoints every 
   CHECK(resumed.status == 0);
   CHECK_THAT(resumed.text, Catch::Contains("(continued from its checkpoint after epoch"));
 }
+
+TEST_CASE("slurm: parts made from an edited spec or other --set values are stale, named, and never counted as done", "[slurm-scripts]") {
+  attn::test::TempDir dir{"attnlab-slurm-stale"};
+  const std::string spec = dir / "sweep.yaml", parts = dir / "s";
+  std::filesystem::copy_file(attn::test::source_root + "/tests/specs/good/tiny-sweep.yaml", spec);
+  const std::string slurm = attn::test::attnlab_exe + " slurm " + spec + " --tasks 2 --output-dir " + parts + " --set training.epochs=1";
+  REQUIRE(attn::test::command_output(slurm + " 2>&1").status == 0);
+  const auto task = attn::test::command_output("cd " + dir.path.string() + " && SLURM_ARRAY_TASK_ID=1 bash s/array.sbatch 2>&1");
+  INFO(task.text);
+  REQUIRE(task.status == 0);
+  CHECK_THAT(attn::test::command_output(slurm + " 2>&1").text, Catch::Contains("(1 to run: the others' parts are finished)"));
+  const auto other_set = attn::test::command_output(slurm + " --set training.lr=0.5 2>&1");
+  CHECK(other_set.status == 2);
+  CHECK_THAT(other_set.text, Catch::Contains(parts + "/part-1.h5 is stale: its run 'scoring-additive_seed-1' was made with another configuration"));
+  std::ofstream(spec, std::ios::app) << "# edited\n";
+  const auto edited = attn::test::command_output(slurm + " 2>&1");
+  CHECK(edited.status == 2);
+  CHECK_THAT(edited.text, Catch::Contains(parts + "/part-1.h5 is stale: the spec was changed after it ran. Its runs are not this sweep's"));
+}

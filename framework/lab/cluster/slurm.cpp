@@ -51,8 +51,24 @@ struct Layout {
   std::string part(std::size_t k) const { return dir + "/part-" + std::to_string(k) + ".h5"; }
 };
 
-// The tasks whose part is missing or holds a run that has not finished.
-std::vector<std::size_t> unfinished_tasks(const Layout& l, const std::vector<std::string>& run_ids) {
+// Why a part was made from something else than the sweep now planned ("" when it was not): the
+// spec edited since, another attnlab, or a run of another configuration (other --set values).
+std::string stale_because(const ResultsReader& part, const ResultsHeader& header, const SweepOutline& sweep) {
+  if (header.spec != sweep.spec_text) return "the spec was changed after it ran";
+  if (header.attnlab_version != attnlab_version) return "it was made by attnlab " + header.attnlab_version;
+  for (const RunInfo& r : part.runs()) {
+    const auto id = std::find(sweep.run_ids.begin(), sweep.run_ids.end(), r.id);
+    if (id == sweep.run_ids.end()) return "it holds run '" + r.id + "', which this sweep does not plan";
+    if (part.config(r.id) != sweep.configs[static_cast<std::size_t>(id - sweep.run_ids.begin())])
+      return "its run '" + r.id + "' was made with another configuration (other --set values?)";
+  }
+  return "";
+}
+
+// The tasks whose part is missing or holds a run that has not finished. A part made from
+// something else than this sweep is refused, naming why: its runs would count as done.
+std::vector<std::size_t> unfinished_tasks(const Layout& l, const SweepOutline& sweep) {
+  const std::vector<std::string>& run_ids = sweep.run_ids;
   std::vector<std::size_t> todo;
   for (std::size_t k = 1; k <= l.tasks; ++k) {
     if (!fs::exists(l.part(k))) {
@@ -60,10 +76,14 @@ std::vector<std::size_t> unfinished_tasks(const Layout& l, const std::vector<std
       continue;
     }
     const ResultsReader part(l.part(k));
+    const ResultsHeader header = part.header();
     const std::string shard = std::to_string(k) + "/" + std::to_string(l.tasks);
-    if (part.header().shard != shard)
-      throw UsageError(l.part(k) + " holds shard " + part.header().shard + ", not " + shard +
+    if (header.shard != shard)
+      throw UsageError(l.part(k) + " holds shard " + header.shard + ", not " + shard +
                        ": these parts were made with another number of tasks; keep that number or use another --output-dir");
+    if (const std::string why = stale_because(part, header, sweep); !why.empty())
+      throw UsageError(l.part(k) + " is stale: " + why + ". Its runs are not this sweep's: remove the parts (rm " +
+                       quoted(l.dir) + "/part-*.h5) to run them again, or choose another --output-dir");
     const auto [first, last] = shard_range(run_ids.size(), Shard{k, l.tasks});
     const std::vector<RunInfo> runs = part.runs();
     const auto finished = [&](const std::string& id) {
@@ -171,7 +191,7 @@ int slurm_experiment(const std::string& spec_path, const SlurmOptions& o) {
   if (const std::string clash = output_is_input(l.output, sweep->inputs); !clash.empty()) throw UsageError(clash);  // the merge job's
   for (const char* script : {"/array.sbatch", "/merge.sbatch"})  // (their directory is made later)
     if (const std::string problem = non_file_output(l.dir + script, "--output-dir"); !problem.empty()) throw UsageError(problem);
-  const std::vector<std::size_t> todo = unfinished_tasks(l, sweep->run_ids);
+  const std::vector<std::size_t> todo = unfinished_tasks(l, *sweep);
   const std::string name = job_name(sweep->name), array_text = array_script(l, o, name), merge_text = merge_script(l, o, name);
   std::error_code ec;
   fs::create_directories(l.dir + "/logs", ec);

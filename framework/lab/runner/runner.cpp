@@ -322,8 +322,11 @@ std::pair<std::size_t, std::size_t> shard_range(std::size_t runs, const Shard& s
 std::optional<SweepOutline> outline_sweep(const std::string& spec_path, const RunnerOptions& options) {
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return std::nullopt;
-  SweepOutline o{p->spec.name, p->output, {}, inputs_of(*p, spec_path, options)};
-  for (const RunPlan& r : p->spec.runs) o.run_ids.push_back(r.id);
+  SweepOutline o{p->spec.name, p->output, {}, inputs_of(*p, spec_path, options), p->spec.text, {}};
+  for (const RunPlan& r : p->spec.runs) {
+    o.run_ids.push_back(r.id);
+    o.configs.push_back(r.config_yaml());
+  }
   return o;
 }
 

@@ -54,6 +54,8 @@ struct SweepOutline {
   std::string name, output;
   std::vector<std::string> run_ids;
   std::vector<InputFile> inputs;  // what its runs read: the spec, the data files, the plugins
+  std::string spec_text;          // what a results file of this sweep holds as its spec
+  std::vector<std::string> configs;  // each run's resolved config, as its results keep it (run_ids' order)
 };
 std::optional<SweepOutline> outline_sweep(const std::string& spec_path, const RunnerOptions& options);
 
