@@ -196,6 +196,14 @@ TEST_CASE("plot and report refuse what they cannot honour, and write nothing", "
   const Output both_names = capture(attnlab_exe + " report " + w.seq + " -o " + w / "a.html --output " + w / "b.html");
   CHECK(both_names.code == 2);  // -o took precedence without a word
   CHECK_THAT(both_names.text, Catch::Contains("-o and --output are one option"));
+  // A model without attention: said as that (it was "nothing to draw for that layer/head selection").
+  std::ofstream(w / "none.yaml") << "name: none\ndataset: {name: sequence_task, task: reverse, num_train: 64, num_valid: 8, "
+                                    "num_steps: 6, max_len: 4}\nmodel: {name: seq2seq, embed: 8, hidden: 8, attention: none}\n"
+                                    "training: {epochs: 1, batch_size: 32}\n";
+  REQUIRE(capture(attnlab_exe + " run " + w / "none.yaml" + " --output " + w / "none.h5").code == 0);
+  const Output no_maps = capture(attnlab_exe + " plot " + w / "none.h5" + " --attention -o " + w / "n.svg");
+  CHECK(no_maps.code == 2);
+  CHECK_THAT(no_maps.text, Catch::Contains("recorded no attention map for example_0: its model computes no attention"));
   const Output other = capture(attnlab_exe + " plot " + w.seq + " --curves --layer 5 -o " + w / "l.svg");
   CHECK(other.code == 2);  // it was drawn, the option ignored
   CHECK_THAT(other.text, Catch::Contains("--layer does not apply to --curves (it is an option of --attention)"));

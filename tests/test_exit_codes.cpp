@@ -236,6 +236,14 @@ TEST_CASE("values another program changed in a results file: counts out of range
          "again/  (a link to a group shown above)");
   expect("inspect " + damaged("params-cycle.h5", "r['params/again'] = r['params']") + " --run scoring-dot_seed-1", 1,
          "params/again is a second link to a group already read");
+  // A link to another file, and a dataset where a map's group belongs: said in words, not HDF5's
+  // ("unable to open file, file name = …", "message type not found").
+  const std::string external = damaged("external.h5", "r['attention/example_9'] = h5py.ExternalLink('other.h5', '/x')");
+  for (const std::string& command : {"inspect " + external, "report " + external + " -o " + tmp / "e.html"})
+    expect(command, 1, "attention/example_9 is a link to another file, which attnlab's results files never hold");
+  const std::string dataset = damaged("dataset.h5", "g = r['attention/example_0']; del g['cross']; g['cross'] = [1.0, 2.0]");
+  for (const std::string& command : {"inspect " + dataset, "plot " + dataset + " --run scoring-dot_seed-1 --attention -o " + tmp / "d.svg"})
+    expect(command, 1, "example_0/cross/weights: a dataset stands where attnlab writes a group");
   // Values of another type or missing, in words (they were HDF5's "no appropriate function for
   // conversion path" and "component not found"); ASCII strings (h5py's bytes) read as UTF-8.
   const std::string damage = "the file is damaged or was changed by another program";

@@ -245,6 +245,9 @@ std::string draw_attention(const ExampleToDraw& e, const AttentionView& view) {
   const std::string& name = e.name;
   const std::optional<Tensor>&adjacency = e.adjacency, &images = e.images, &frames = e.frames, &lengths = e.lengths, &times = e.times;
   std::vector<AttentionMap> maps = example.maps;
+  if (maps.empty())
+    throw UsageError("run '" + run + "' recorded no attention map for " + name +
+                     ": its model computes no attention (as seq2seq with attention: none does); nothing to draw");
   if (!view.map.empty()) {
     std::vector<std::string> names;
     for (const AttentionMap& m : maps) names.push_back(m.name);

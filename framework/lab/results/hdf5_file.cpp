@@ -79,6 +79,11 @@ std::string readable(const std::string& library) {
            "the file is damaged or was changed by another program";
   if (library.find("component not found") != std::string::npos || library.find("can't locate attribute") != std::string::npos)
     return "it is missing (the file is damaged or was changed by another program)";
+  if (library.find("message type not found") != std::string::npos)
+    return "a dataset stands where attnlab writes a group (the file was changed by another program)";
+  if (library.find("unable to open file, file name = ") != std::string::npos)
+    return "it leads through a link to another file, which attnlab's results files never hold (the file was changed by "
+           "another program)";
   if (library.rfind("truncated file", 0) == 0) {
     const auto number_after = [&](const std::string& key) {
       const std::size_t at = library.find(key);
@@ -459,15 +464,19 @@ std::vector<std::string> Hdf5File::children(const std::string& group_path) const
     // links in a fractal heap (files written by h5py or older attnlab), a lookup by index rebuilds
     // the whole link table each time, and libhdf5 1.10.8 crashed freeing it on a damaged heap.
     H5::Group g = impl_->file.openGroup(group_path.empty() ? "/" : group_path);
-    std::vector<std::string> names;
-    const auto collect = [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
-      static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+    const auto collect = [](hid_t, const char* name, const H5L_info_t* info, void* out) -> herr_t {
+      auto* lists = static_cast<std::vector<std::string>*>(out);
+      lists[info->type == H5L_TYPE_EXTERNAL ? 1 : 0].emplace_back(name);
       return 0;
     };
-    if (H5Literate(g.getId(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names) < 0)
+    std::vector<std::string> lists[2];  // the names; links to other files, which attnlab never writes: refused, never followed
+    if (H5Literate(g.getId(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, lists) < 0)
       throw H5::GroupIException("", "H5Literate failed");
-    std::sort(names.begin(), names.end());
-    return names;
+    if (!lists[1].empty())
+      throw H5::GroupIException("", group_path + "/" + lists[1][0] + " is a link to another file, which attnlab's results "
+                                    "files never hold (the file was changed by another program); it is not followed");
+    std::sort(lists[0].begin(), lists[0].end());
+    return lists[0];
   });
 }
 

@@ -264,6 +264,9 @@ double record_bytes(const RunRecord& r) {
 void update_atomically(const std::string& path, const std::function<void(Hdf5File&)>& change) {
   namespace fs = std::filesystem;
   const std::string copy = path + ".writing-" + std::to_string(getpid());
+  if (access(path.c_str(), W_OK) != 0 && errno == EACCES)  // (the copy would be read-only too, and named in HDF5's words)
+    throw FileError(path + ": the file is read-only, and this command writes into it: make it writable (chmod u+w) "
+                           "or give a writable copy");
   try {
     fs::copy_file(path, copy, fs::copy_options::overwrite_existing);
     {
@@ -274,6 +277,11 @@ void update_atomically(const std::string& path, const std::function<void(Hdf5Fil
   } catch (const fs::filesystem_error& e) {
     std::remove(copy.c_str());
     throw FileError(path + ": cannot write: " + (e.code() == std::errc::no_space_on_device ? "no space left on the device" : e.code().message()));
+  } catch (const FileError& e) {  // said of the file the user named, not of its temporary copy
+    std::remove(copy.c_str());
+    std::string message = e.what();
+    for (std::size_t at = 0; (at = message.find(copy, at)) != std::string::npos; at += path.size()) message.replace(at, copy.size(), path);
+    throw FileError(message);
   } catch (...) {
     std::remove(copy.c_str());
     throw;
