@@ -56,7 +56,7 @@ std::vector<Registered> chosen(const std::vector<Registered>& all, const Argumen
   throw UsageError("--section " + wanted + ": '" + path + "' registers no plugin of that name; it registers " + known);
 }
 
-int run(const std::vector<std::string>& args) {
+int check_library(const std::vector<std::string>& args) {
   const Arguments a(args, {}, {"--section", "--option"});
   if (a.positional().size() != 1) throw UsageError("expected exactly one plugin library (PLUGIN.so)");
   const std::string& path = a.positional()[0];
@@ -94,7 +94,7 @@ Command check_command() {
           "  --option KEY=VALUE also check with this option (repeatable: one more option set)\n"
           "  exit codes: 0 every check passed, 1 a check failed, 2 bad command line or a plugin that\n"
           "  does not load",
-          run};
+          check_library};
 }
 
 }  // namespace attn::cli

@@ -57,7 +57,7 @@ std::string all_plugin_options(const Registries& r) {
          });
 }
 
-int run(const std::vector<std::string>& args) {
+int list_keys(const std::vector<std::string>& args) {
   const Arguments a(args, {"--markdown"}, {"--plugin", "--set"});
   if (a.positional().size() > 1) throw UsageError("unexpected argument '" + a.positional()[1] + "': give at most one spec");
   if (a.positional().size() == 1) {
@@ -91,7 +91,7 @@ Command keys_command() {
           "  With a spec: the options its datasets and models read (dataset.*, model.*), each with\n"
           "  its type, default and range, and the value the spec gives it.\n"
           "  --markdown   print the table of docs/spec.md (the schema's keys only)",
-          run};
+          list_keys};
 }
 
 }  // namespace attn::cli

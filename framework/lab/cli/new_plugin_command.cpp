@@ -16,7 +16,7 @@
 namespace attn::cli {
 namespace {
 
-struct PluginKind {
+struct PluginTemplate {
   const char* kind;
   const char* source;         // the example's C++ source
   const char* example;        // its registered name
@@ -26,7 +26,7 @@ struct PluginKind {
   const char* sweep;          // the spec's sweep: a built-in against NAME
 };
 
-const PluginKind kinds[] = {
+const PluginTemplate kinds[] = {
     {"scoring", example_scoring_source, "cosine", "Cosine", "writing-a-scoring-plugin.md",
      "  name: seq2seq\n  embed: 32\n  hidden: 32\n  attention:\n    scoring: NAME\n", "  model.attention.scoring: [additive, NAME]\n"},
     {"cell", example_cell_source, "min_gru", "MinGru", "writing-a-cell-plugin.md",
@@ -61,7 +61,7 @@ std::string replaced(const std::string& text, const std::string& what, const std
 // The example's code with its names changed, after a header that says where it came from: its
 // class, its registered name, and the name in the messages it throws (its description keeps
 // saying what the code computes until the author changes both).
-std::string plugin_source(const PluginKind& k, const std::string& name) {
+std::string plugin_source(const PluginTemplate& k, const std::string& name) {
   const std::string source = k.source;
   std::istringstream lines(source.substr(source.find("#include")));  // (the example's own header describes the example)
   std::string code;
@@ -85,7 +85,7 @@ std::string meson_build(const std::string& name) {
          "shared_module('" + name + "', '" + name + ".cpp', dependencies : dependency('attnlab'), gnu_symbol_visibility : 'hidden')\n";
 }
 
-std::string spec(const PluginKind& k, const std::string& name) {
+std::string spec(const PluginTemplate& k, const std::string& name) {
   const auto with_name = [&](const char* text) { return replaced(text, "NAME", name); };
   return "# " + name + " against a built-in " + k.kind + " on the reverse task: small, a few seconds.\n"
          "#   attnlab run " + name + ".yaml   then   attnlab compare " + name + ".h5\n"
@@ -106,8 +106,8 @@ int new_plugin(const std::vector<std::string>& args) {
   if (a.positional().size() != 2) throw UsageError("expected the plugin's kind and its name");
   const std::string& kind = a.positional()[0];
   const std::string& name = a.positional()[1];
-  const PluginKind* k = nullptr;
-  for (const PluginKind& candidate : kinds)
+  const PluginTemplate* k = nullptr;
+  for (const PluginTemplate& candidate : kinds)
     if (kind == candidate.kind) k = &candidate;
   if (!k) throw UsageError("no plugin kind '" + kind + "': scoring, cell, mode, normalizer or positional");
   if (!std::regex_match(name, std::regex("[a-z][a-z0-9_]{0,63}")))

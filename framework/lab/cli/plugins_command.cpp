@@ -25,7 +25,7 @@ void print_kind(const R& registry) {
   std::printf("\n");
 }
 
-int run(const std::vector<std::string>& args) {
+int list_plugins(const std::vector<std::string>& args) {
   Registries registries;
   register_builtins(registries);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -47,7 +47,7 @@ Command plugins_command() {
           "  Lists every registered plugin by kind (scoring functions, RNN cells, attention modes,\n"
           "  normalizers, models, datasets, optimizers) with its description.\n"
           "  --plugin PATH   also load the plugin library at PATH (repeatable)",
-          run};
+          list_plugins};
 }
 
 }  // namespace attn::cli
