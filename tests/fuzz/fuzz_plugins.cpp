@@ -11,6 +11,7 @@
 #include "lab/runner/memory_plan.hpp"
 #include "lab/runner/run.hpp"
 #include "lab/spec/spec.hpp"
+#include "set_lines.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const attn::Registries registries = [] {
@@ -19,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return r;
   }();
   const std::string text(reinterpret_cast<const char*>(data), size);
-  const attn::SpecResult r = attn::read_spec_text(text, "fuzz.yaml", {"training.epochs=1"});
+  const attn::SpecResult r = attn::read_spec_text(text, "fuzz.yaml", fuzzed_set_values(text));
   if (!r.spec || r.spec->runs.size() > 8 || !r.spec->plugins.empty()) return 0;  // outside plugins: not loaded here
   try {
     (void)attn::validate_runs(*r.spec, registries, attn::MemoryLimit{64.0 * 1024 * 1024, "the fuzzer's 64 MB"});

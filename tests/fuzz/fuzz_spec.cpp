@@ -7,10 +7,11 @@
 #include <string>
 
 #include "lab/spec/spec.hpp"
+#include "set_lines.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  const attn::SpecResult r = attn::read_spec_text(text, "fuzz.yaml", {"training.epochs=1"});
+  const attn::SpecResult r = attn::read_spec_text(text, "fuzz.yaml", fuzzed_set_values(text));
   if (r.spec)
     for (const attn::RunPlan& p : r.spec->runs) (void)p.config_yaml();
   return 0;
