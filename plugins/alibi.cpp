@@ -20,8 +20,8 @@ class Alibi final : public attn::PositionalScheme {
   explicit Alibi(const attn::PositionalArgs& a)
       : heads_(a.heads), biased_(a.options.get<std::size_t>("heads", a.heads, 1, 1 << 20)), causal_(a.causal) {
     if (biased_ > heads_)
-      throw std::invalid_argument("positional_options.heads (" + std::to_string(biased_) + ") is more than the model's " +
-                                  std::to_string(heads_) + " heads; give a number from 1 to " + std::to_string(heads_));
+      throw attn::SpecError(a.options.where("heads"), "positional_options.heads (" + std::to_string(biased_) + ") is more than the model's " +
+                                std::to_string(heads_) + " heads; give a number from 1 to " + std::to_string(heads_));
   }
 
   attn::Var bias(std::size_t q0, std::size_t n_q, std::size_t k0, std::size_t n_k) const override {

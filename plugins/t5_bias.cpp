@@ -34,8 +34,8 @@ class T5Bias final : public attn::PositionalScheme {
         causal_(a.causal) {
     const std::size_t exact = (causal_ ? buckets_ : buckets_ / 2) / 2;
     if (max_distance_ <= exact)
-      throw std::invalid_argument("positional_options.max_distance (" + std::to_string(max_distance_) + ") must exceed the " +
-                                  std::to_string(exact) + " distances that have a bucket each; give more than " + std::to_string(exact));
+      throw attn::SpecError(a.options.where("max_distance"), "positional_options.max_distance (" + std::to_string(max_distance_) + ") must exceed the " +
+                                std::to_string(exact) + " distances that have a bucket each; give more than " + std::to_string(exact));
     table_ = a.params.param("bias", {buckets_, heads_}, attn::Init::zeros());
   }
 

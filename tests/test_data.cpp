@@ -90,7 +90,7 @@ TEST_CASE("corpus errors name the file and line", "[data][corpus][errors]") {
                     Catch::Contains("has 1 lines, but num_train + num_valid = 5"));
   const std::string nul = temp_file(std::string("Go.\tVa !\nHi.\tSa\0lut !\n", 22));  // a NUL would be cut where tokens are stored
   CHECK_THROWS_WITH(load("parallel_corpus", {{"path", nul}, {"num_train", "2"}}),
-                    nul + ":2:7: a control character (U+0000): the corpus holds text only");
+                    nul + ":2:7: a control character (U+0000): the file holds text only");
   const std::string dir = fs::temp_directory_path() / ("attnlab-corpus-dir-" + std::to_string(getpid()));
   fs::create_directory(dir);
   CHECK_THROWS_WITH(load("parallel_corpus", {{"path", dir}}), Catch::Contains("this is a directory, not a text file"));
@@ -234,4 +234,44 @@ TEST_CASE("a UTF-8 byte-order mark before a file's text is no token (corpus, tex
   const auto graph = load("graph", {{"edges", temp_file(bom + "0 1\n1 2\n2 0\n")}, {"labels", temp_file(bom + "0 0\n1 1\n2 0\n")},
                                     {"train_nodes", "[0, 1]"}});
   CHECK(std::get<VectorData>(graph).max_len == 3);
+}
+
+TEST_CASE("data tables and text corpora hold text: a NUL, binary bytes or invalid UTF-8 are named at their line and column",
+          "[data][text][errors]") {
+  const std::string edges = temp_file(std::string("0 1\n1 2\n2 \0 0\n", 13)), labels = temp_file("0 0\n1 1\n2 0\n");
+  CHECK_THROWS_WITH(load("graph", {{"edges", edges}, {"labels", labels}}),
+                    "spec.yaml:3:5: " + edges + ":3:3: a control character (U+0000): the file holds text only (edges file, option 'edges')");
+  const std::string png = temp_file("\x89PNG\r\n\x1a\n");
+  CHECK_THROWS_WITH(load("graph", {{"edges", edges}, {"labels", png}}),
+                    "spec.yaml:3:5: " + png + ":1:1: invalid UTF-8 (the file must be UTF-8 encoded) (labels file, option 'labels')");
+  const std::string crlf = temp_file("0 1\r\n1 2\r\n"), crlf_labels = temp_file("0 0\r\n1 1\r\n2 0\r\n");
+  CHECK(std::get<VectorData>(load("graph", {{"edges", crlf}, {"labels", crlf_labels}, {"train_nodes", "[0, 1]"}})).max_len == 3);
+  const std::string text = temp_file("the time machine\nis a \xff story\n");
+  CHECK_THROWS_WITH(load("text_corpus", {{"path", text}, {"preprocess", "none"}, {"num_steps", "4"}, {"num_train", "4"}, {"num_valid", "1"}}),
+                    "spec.yaml:3:5: " + text + ":2:6: invalid UTF-8 (the file must be UTF-8 encoded) (option 'path' names a UTF-8 text file)");
+  const std::string digits = temp_file("3 1 4 1 5 9 2 6 5 3 5 8 9 7 9 3 2 3 8 4 6 2 6 4 3 3 8 3 2 7 9 5\n");
+  CHECK_THROWS_WITH(load("text_corpus", {{"path", digits}, {"num_steps", "8"}, {"num_train", "16"}, {"num_valid", "4"}}),
+                    Catch::Contains("holds 1 char tokens after d2l's preprocessing, which keeps ASCII letters only ('preprocess: none' keeps"));
+}
+
+TEST_CASE("graph features: a node given twice, a node past the graph, a number beyond float: each at its line", "[data][errors]") {
+  const std::string edges = temp_file("0 1\n1 2\n"), labels = temp_file("0 0\n1 1\n2 0\n");
+  const auto with = [&](const std::string& features) {
+    return load("graph", {{"edges", edges}, {"labels", labels}, {"features", features}, {"train_nodes", "[0, 1]"}});
+  };
+  const std::string twice = temp_file("0 1 2\n1 3 4\n0 5 6\n2 7 8\n");
+  CHECK_THROWS_WITH(with(twice), "spec.yaml:3:5: " + twice + ":3: node 0 has features twice (first on line 1)");
+  const std::string past = temp_file("0 1 2\n1 3 4\n3 5 6\n");
+  CHECK_THROWS_WITH(with(past), Catch::StartsWith("spec.yaml:3:5: " + past + ":3: expected \"node f_1 ... f_2\" (as the first line), a node 0 to 2"));
+  const std::string missing = temp_file("0 1 2\n2 3 4\n");
+  CHECK_THROWS_WITH(with(missing), "spec.yaml:3:5: " + missing + ": node 1 has no feature line; each of the 3 nodes of the labels file needs one");
+  const std::string huge = temp_file("0 1e39 2\n1 3 4\n2 5 6\n");
+  CHECK_THROWS_WITH(with(huge), Catch::StartsWith("spec.yaml:3:5: " + huge + ":1: feature 1 ('1e39') is beyond"));
+  CHECK(std::get<VectorData>(with(temp_file("2 5 6\n0 1 2\n1 3 4\n"))).dim == 2);
+}
+
+TEST_CASE("spoken digits: a table that holds no utterance says so", "[data][errors]") {
+  const std::string empty = temp_file("# file digit word voice speed pitch\n");
+  CHECK_THROWS_WITH(load("spoken_digits", {{"path", empty}}),
+                    "spec.yaml:3:5: utterances file '" + empty + "' holds no utterance (a line \"file digit word voice speed pitch\" each)");
 }

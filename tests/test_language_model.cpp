@@ -302,3 +302,36 @@ TEST_CASE("sample_token: temperature and top-k shape the draw", "[models][langua
   o.top_k = 0, o.temperature = 1e-6f;
   for (int i = 0; i < 100; ++i) CHECK(sample_token(logits.data(), 4, o, rng) == 1);
 }
+
+TEST_CASE("generate and predict read a prompt as the model's tokens: any UTF-8 character, never a control character",
+          "[models][language][cli]") {
+  test::TempDir dir("attnlab-lm-utf8");
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "héé à la plage, l'été 😀 ; ";
+  std::ofstream(dir / "text.txt") << text;
+  std::ofstream(dir / "lm.yaml") << "name: lm\ndataset:\n  name: text_corpus\n  path: text.txt\n  preprocess: none\n  num_steps: 16\n"
+                                    "  num_train: 64\n  num_valid: 8\nmodel:\n  name: language_model\n  d_model: 16\n  heads: 2\n  layers: 1\n"
+                                    "  positional: alibi\ntraining:\n  epochs: 1\n  batch_size: 32\n";
+  const auto run = test::command_output(test::attnlab_exe + " run " + (dir / "lm.yaml") + " --output " + (dir / "lm.h5") + " 2>&1");
+  INFO(run.text);
+  REQUIRE(run.status == 0);
+  const std::string file = dir / "lm.h5";
+  for (const std::string& prompt : {"hé", "😀 l", "été"}) {
+    const auto written = test::command_output(test::attnlab_exe + " generate " + file + " --prompt '" + prompt + "' --steps 5 2>&1");
+    INFO(prompt << ": " << written.text);
+    CHECK(written.status == 0);
+    CHECK_THAT(written.text, Catch::StartsWith(prompt));
+    CHECK(test::command_output(test::attnlab_exe + " predict " + file + " '" + prompt + "' 2>&1").status == 0);
+  }
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {" --prompt \"$(printf 'h\\033[31m')\"", "--prompt: the text holds a control character (U+001B): type text only"},
+           {" --prompt \"$(printf 'h\\377')\"", "--prompt: the text is not valid UTF-8 (byte 2)"},
+           {" --prompt hé --run ''", "unknown run ''"},
+           {" --prompt hé --steps 100000 --attention", "--attention keeps the weights of every written token over every position before it"}}) {
+    const auto refused = test::command_output(test::attnlab_exe + " generate " + file + args + " 2>&1");
+    INFO(args << ": " << refused.text);
+    CHECK(refused.status == 2);
+    CHECK_THAT(refused.text, Catch::Contains(says));
+    CHECK(refused.text.find('\033') == std::string::npos);
+  }
+}

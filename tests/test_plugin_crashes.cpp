@@ -81,3 +81,49 @@ TEST_CASE("plugin code that throws something that is no std::exception, or ends 
   CHECK(threw.status == 2);
   CHECK_THAT(threw.text, Catch::Contains("plugin '" + loading + "': failed while registering: it threw something that is not a std::exception"));
 }
+
+TEST_CASE("attnlab check names the plugin whose code crashes, aborts, exits or throws what is no std::exception",
+          "[plugins][crashes]") {
+  struct Case {
+    std::string section, says;
+  };
+  for (const Case& c : std::vector<Case>{{"segfaults_in_score", "crashed (segmentation fault) in a call of the conformance suite"},
+                                         {"aborts_in_normalize", "crashed (abort) in a call of the conformance suite"},
+                                         {"exits_in_normalize", "ended the process (exit()) in a call of the conformance suite"},
+                                         {"throws_int_in_normalize", "threw something that is not a std::exception during the conformance suite"}}) {
+    const auto checked = attnlab("check " + crashes + " --section " + c.section);
+    INFO(c.section << ": " << checked.text);
+    CHECK(checked.status == 1);
+    CHECK_THAT(checked.text, Catch::Contains("'" + c.section + "' (plugin " + crashes + ")") && Catch::Contains(c.says));
+    CHECK_THAT(checked.text, !Catch::Contains("a bug in attnlab"));
+  }
+}
+
+TEST_CASE("attnlab check: a library cut short does not load (exit 2); an --option given twice is a bad command line",
+          "[plugins][crashes]") {
+  TempDir dir("attnlab-check-cut");
+  const std::string whole = std::string(ATTNLAB_EXAMPLE_PLUGIN), cut = dir / "cut.so";
+  std::filesystem::copy_file(whole, cut);
+  std::filesystem::resize_file(cut, std::filesystem::file_size(whole) / 2);
+  const auto loaded = attnlab("check " + cut);
+  INFO(loaded.text);
+  CHECK(loaded.status == 2);
+  CHECK_THAT(loaded.text, Catch::Contains("plugin '" + cut + "': the file is cut short: ") && Catch::Contains("where its ELF headers describe"));
+  const auto twice = attnlab("check " + whole + " --option temperature=2 --option temperature=2");
+  INFO(twice.text);
+  CHECK(twice.status == 2);
+  CHECK_THAT(twice.text, Catch::Contains("--option temperature is given twice"));
+}
+
+TEST_CASE("attnlab check: an --option the plugin does not take is a bad command line (exit 2), before any check", "[plugins][sdk]") {
+  const std::string cosine = ATTNLAB_EXAMPLE_PLUGIN;
+  for (const auto& [option, says] : std::vector<std::pair<std::string, std::string>>{
+           {"nope=1", "unknown option 'nope'"}, {"temperature=abc", "temperature"}, {"temperature=-5", "temperature"}}) {
+    const auto checked = attnlab("check " + cosine + " --option " + option);
+    INFO(option << ": " << checked.text);
+    CHECK(checked.status == 2);
+    CHECK_THAT(checked.text, Catch::Contains("the plugin does not take these options: ") && Catch::Contains(says));
+    CHECK_THAT(checked.text, !Catch::Contains("checks failed"));
+  }
+  CHECK(attnlab("check " + cosine + " --option temperature=2").status == 0);
+}

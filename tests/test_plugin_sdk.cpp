@@ -85,6 +85,21 @@ TEST_CASE("attnlab new-plugin writes, for each kind, a plugin that compiles, loa
   CHECK(in_dir(attnlab + " new-plugin kernel my_kernel").status == 2);
   CHECK(!std::filesystem::exists(dir.path / "My-Score"));
   CHECK(!std::filesystem::exists(dir.path / "my_kernel"));
+  for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+           {"scoring dot", "'dot' is the name of a built-in scoring plugin: a library registering it again would not load"},
+           {"positional rope", "'rope' is the name of a built-in positional plugin"},
+           {"scoring $(printf 'x%.0s' $(seq 300))", "is 300 bytes long: a plugin's name has at most 64"},
+           {"scoring $(printf 'a\033b')", "'a?b' cannot name a plugin"},
+           {"scoring ok_name --dir ''", "--dir is empty"},
+           {"scoring ok_name --dir /proc/attnlab_plugin", "could not make the directory '/proc/attnlab_plugin' ("}}) {
+    const auto refused = in_dir(attnlab + " new-plugin " + args);
+    INFO(args << ": " << refused.text);
+    CHECK(refused.status == 2);
+    CHECK_THAT(refused.text, Catch::Contains(says));
+    CHECK(refused.text.find('\033') == std::string::npos);
+  }
+  CHECK(!std::filesystem::exists(dir.path / "dot"));
+  CHECK(!std::filesystem::exists(dir.path / "ok_name"));
 }
 
 TEST_CASE("attnlab keys lists the options each attention plugin reads, loaded ones too", "[plugins][sdk][cli]") {

@@ -4,7 +4,11 @@
 #include <cstdio>
 
 #include "arguments.hpp"
+#include "attnlab/attnlab.hpp"
+#include "attnlab/data/text.hpp"
+#include "attnlab/errors.hpp"
 #include "attnlab/plugin_loader.hpp"
+#include "attnlab/plugins/plugin_call.hpp"
 #include "lab/builtins.hpp"
 #include "lab/conformance/conformance.hpp"
 
@@ -40,6 +44,8 @@ ConformanceHints::OptionSet option_set(const std::vector<std::string>& given) {
     const std::size_t eq = text.find('=');
     if (eq == std::string::npos || eq == 0)
       throw UsageError("--option takes KEY=VALUE, an option of the plugin and its value (e.g. --option window=2), not '" + text + "'");
+    for (const auto& [key, value] : set)
+      if (key == text.substr(0, eq)) throw UsageError("--option " + key + " is given twice; give each option once (one option set)");
     set.emplace_back(text.substr(0, eq), text.substr(eq + 1));
   }
   return set;
@@ -56,6 +62,50 @@ std::vector<Registered> chosen(const std::vector<Registered>& all, const Argumen
   throw UsageError("--section " + wanted + ": '" + path + "' registers no plugin of that name; it registers " + known);
 }
 
+// --option values the plugin takes: built with them (as `attnlab keys` builds it, at small sizes),
+// it reads every key and refuses no value; a UsageError (exit 2) otherwise, before any check runs.
+void check_given_options(const Registries& r, const Registered& p, const ConformanceHints::OptionSet& set) {
+  if (set.empty()) return;
+  Options o;
+  for (const auto& [key, value] : set) o.set(key, value, "--option " + key + "=" + value);
+  ParamStore store;
+  Rng rng(1);
+  const ParamScope scope(store, rng, "option_check");
+  try {
+    switch (p.kind) {
+      case PluginKind::scoring: r.scoring.create(p.name, ScoringArgs{scope, o, 8, 8}); break;
+      case PluginKind::cell: r.cells.create(p.name, CellArgs{scope, o, 8, 8}); break;
+      case PluginKind::mode: r.modes.create(p.name, ModeArgs{scope, o, 8, 8, 8}); break;
+      case PluginKind::normalizer: r.normalizers.create(p.name, NormalizerArgs{scope, o}); break;
+      case PluginKind::positional: r.positional.create(p.name, PositionalArgs{scope, o, 8, 2, 4, 64, false}); break;
+    }
+    o.require_all_read(std::string(kind_name(p.kind)) + " '" + without_control_characters(p.name) + "'");
+  } catch (const PluginFault&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("the plugin does not take these options: ") + e.what());
+  }
+}
+
+// The suite's runs on one plugin. Its code runs marked as the plugin's (plugin_call.hpp), so a
+// crash, abort() or exit() in it is reported as the plugin's, by name; something thrown that is no
+// std::exception is named too.
+std::vector<ConformanceRun> checked(const Registries& registries, const Registered& p, const std::string& path,
+                                    const ConformanceHints::OptionSet& extra) {
+  const std::string who = std::string(kind_name(p.kind)) + " '" + without_control_characters(p.name) + "' (plugin " + path + ")";
+  const InPluginCall marker(who.c_str(), "a call of the conformance suite");
+  try {
+    check_given_options(registries, p, extra);
+    return check_plugin(registries, p.kind, p.name, extra.empty() ? std::vector<ConformanceHints::OptionSet>{}
+                                                                  : std::vector<ConformanceHints::OptionSet>{extra});
+  } catch (const std::exception&) {
+    throw;
+  } catch (...) {
+    throw PluginFault(who + " threw something that is not a std::exception during the conformance suite; a plugin reports a "
+                            "problem with a std::exception (std::invalid_argument, attn::SpecError)");
+  }
+}
+
 int check_library(const std::vector<std::string>& args) {
   const Arguments a(args, {}, {"--section", "--option"});
   if (a.positional().size() != 1) throw UsageError("expected exactly one plugin library (PLUGIN.so)");
@@ -70,8 +120,7 @@ int check_library(const std::vector<std::string>& args) {
                      "nothing for the conformance suite (models, datasets and optimizers are checked by the runs that use them)");
   std::size_t runs = 0, failed = 0;
   for (const Registered& p : chosen(found, a, path))
-    for (const ConformanceRun& r : check_plugin(registries, p.kind, p.name, extra.empty() ? std::vector<ConformanceHints::OptionSet>{}
-                                                                                          : std::vector<ConformanceHints::OptionSet>{extra})) {
+    for (const ConformanceRun& r : checked(registries, p, path, extra)) {
       std::printf("%s", conformance_report(r).c_str());
       ++runs;
       failed += r.failures.empty() ? 0 : 1;

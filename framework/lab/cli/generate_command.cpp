@@ -14,10 +14,16 @@ namespace attn::cli {
 namespace {
 
 constexpr int max_steps = 100000;
+constexpr double max_attention_bytes = 1 << 30;  // what --attention may keep
 
 // The prompt's tokens (text_tokens: characters for a character model, else words).
 std::vector<int> prompt_ids(const std::string& text, const Vocab& vocab) {
-  const std::vector<std::string> tokens = text_tokens(text, vocab);
+  std::vector<std::string> tokens;
+  try {
+    tokens = text_tokens(text, vocab);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("--prompt: ") + e.what());
+  }
   if (tokens.empty()) throw UsageError("--prompt: give at least one token to start from");
   try {
     return vocab.encode(tokens);
@@ -33,6 +39,7 @@ SamplingOptions sampling(const Arguments& a, std::size_t vocab) {
   if (!(t >= 1e-6 && t <= 100.0)) throw UsageError("--temperature must be in [1e-06, 100] (near 0: the likeliest token every time), got " + a.value("--temperature", ""));
   o.temperature = static_cast<float>(t);
   o.top_k = static_cast<std::size_t>(a.integer("--top-k", 0, 0, static_cast<int>(vocab)));
+  o.attention = a.flag("--attention");
   return o;
 }
 
@@ -81,6 +88,14 @@ int generate(const std::vector<std::string>& args) {
                          "saw: it writes on all the same (how well a model reads past its training length: evaluation.lengths, "
                          "docs/concepts/length-generalization.md)\n",
                  trained, read - 1);
+  if (options.attention) {  // every written token's weights over every position before it, in every layer and head
+    double heads = 0;  // over every layer
+    for (const HeadSite& site : parts->model->head_gates().sites()) heads += static_cast<double>(site.heads);
+    const double bytes = sizeof(float) * heads * static_cast<double>(options.steps) * static_cast<double>(read + 1);
+    if (bytes > max_attention_bytes)
+      throw UsageError("--attention keeps the weights of every written token over every position before it: " + memory_text(bytes) + " for " +
+                       std::to_string(options.steps) + " steps, more than " + memory_text(max_attention_bytes) + "; ask for fewer --steps with --attention");
+  }
   Rng rng(static_cast<std::uint64_t>(a.integer("--seed", 1, 0, 1 << 30)));
   const Generation g = generator->generate(prompt, options, rng);
   std::vector<int> all = prompt;

@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "arguments.hpp"
+#include "attnlab/data/text.hpp"
+#include "lab/builtins.hpp"
 #include "lab/cli/example_sources.hpp"
 
 namespace attn::cli {
@@ -101,6 +103,23 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   if (!out) throw std::runtime_error("could not write " + path.string());
 }
 
+// A name a plugin of kind `k` can have: one attnlab would load (not a built-in's of that kind).
+void check_name(const PluginTemplate& k, const std::string& name) {
+  const std::string shown = "'" + utf8_shortened(without_control_characters(name), 40) + "'";
+  if (name.size() > 64) throw UsageError(shown + " is " + std::to_string(name.size()) + " bytes long: a plugin's name has at most 64");
+  if (!std::regex_match(name, std::regex("[a-z][a-z0-9_]*")))
+    throw UsageError(shown + " cannot name a plugin: lower-case letters, digits and '_', starting with a letter");
+  Registries builtins;
+  register_builtins(builtins);
+  const std::string kind = k.kind;
+  const bool taken = kind == "scoring" ? builtins.scoring.contains(name) : kind == "cell" ? builtins.cells.contains(name)
+                   : kind == "mode" ? builtins.modes.contains(name) : kind == "normalizer" ? builtins.normalizers.contains(name)
+                   : builtins.positional.contains(name);
+  if (taken)
+    throw UsageError(shown + " is the name of a built-in " + kind + " plugin: a library registering it again would not load "
+                     "(attnlab plugins lists the names taken); choose another");
+}
+
 int new_plugin(const std::vector<std::string>& args) {
   const Arguments a(args, {}, {"--dir"});
   if (a.positional().size() != 2) throw UsageError("expected the plugin's kind and its name");
@@ -110,13 +129,14 @@ int new_plugin(const std::vector<std::string>& args) {
   for (const PluginTemplate& candidate : kinds)
     if (kind == candidate.kind) k = &candidate;
   if (!k) throw UsageError("no plugin kind '" + kind + "': scoring, cell, mode, normalizer or positional");
-  if (!std::regex_match(name, std::regex("[a-z][a-z0-9_]{0,63}")))
-    throw UsageError("'" + name + "' cannot name a plugin: lower-case letters, digits and '_', starting with a letter");
+  check_name(*k, name);
+  if (a.has("--dir") && a.value("--dir", "").empty()) throw UsageError("--dir is empty: name the directory to write the plugin into");
   const std::filesystem::path dir = a.value("--dir", name);
+  const std::string shown_dir = utf8_shortened(without_control_characters(dir.string()), 200);
   std::error_code ec;
-  if (std::filesystem::exists(dir, ec)) throw UsageError("'" + dir.string() + "' already exists: name a new directory with --dir");
+  if (std::filesystem::exists(dir, ec)) throw UsageError("'" + shown_dir + "' already exists: name a new directory with --dir");
   if (!std::filesystem::create_directories(dir, ec) || ec)
-    throw UsageError("could not make the directory '" + dir.string() + "': " + ec.message());
+    throw UsageError("could not make the directory '" + shown_dir + "' (" + ec.message() + "): choose a place you can write with --dir");
   write_file(dir / (name + ".cpp"), plugin_source(*k, name));
   write_file(dir / "meson.build", meson_build(name));
   write_file(dir / (name + ".yaml"), spec(*k, name));

@@ -104,6 +104,7 @@ Asked asked_inputs(const Arguments& a, const VectorData& data) {
     throw UsageError(std::string("typed inputs are for token runs; this run reads ") + to_string(data.kind) + ": use --example N");
   std::vector<std::vector<int>> ids;
   for (const std::string& text : typed) {
+    require_typed_text(text);
     std::vector<std::string> tokens = next_token_model(data) ? text_tokens(text, data.vocab) : split_tokens(text);
     if (!next_token_model(data) && tokens.size() == 1 && tokens[0].size() > 1) {  // "3141" as digits, as the tasks write them
       std::vector<std::string> chars;

@@ -31,15 +31,25 @@ std::vector<std::string> decoding_overrides(const Arguments& a) {
 std::string chosen_run(const ResultsReader& file, const Arguments& a) {
   const std::vector<std::string> ids = file.run_ids();
   const std::string id = a.value("--run", ids.size() == 1 ? ids[0] : "");
-  if (id.empty()) throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab inspect lists them)");
+  if (id.empty() && !a.has("--run")) throw UsageError("the file holds " + std::to_string(ids.size()) + " runs; pick one with --run ID (attnlab inspect lists them)");
   return id;
 }
 
+void require_typed_text(const std::string& text) {
+  if (const auto bad = invalid_utf8_at(text)) throw UsageError("the text is not valid UTF-8 (byte " + std::to_string(*bad + 1) + ")");
+  if (const auto control = control_character_at(text))
+    throw UsageError("the text holds a control character (" + code_point_name(text[*control]) + "): type text only");
+}
+
 std::vector<std::string> text_tokens(const std::string& text, const Vocab& vocab) {
+  require_typed_text(text);
   for (const std::string& t : vocab.tokens())
-    if (t.size() != 1 && t.front() != '<') return split_tokens(text);
+    if (t.front() != '<' && utf8_characters(t).size() != 1) return split_tokens(text);
+  const auto& tokens = vocab.tokens();
+  const bool spaces_are_tokens = std::find(tokens.begin(), tokens.end(), " ") != tokens.end();
   std::vector<std::string> out;
-  for (char c : text) out.emplace_back(1, c);
+  for (std::string& c : utf8_characters(text))
+    if (spaces_are_tokens || (c != " " && c != "\t")) out.push_back(std::move(c));
   return out;
 }
 
@@ -95,7 +105,14 @@ std::unique_ptr<RunParts> rebuilt_run(const ResultsReader& file, const std::stri
                                       Registries& registries, RunPlan& plan) {
   plan = stored_plan(file, id, a, registries);
   const std::string spec_dir = std::filesystem::path(file.header().spec_path).parent_path().string();
-  auto parts = build_run(plan, registries, spec_dir);
+  std::unique_ptr<RunParts> parts;
+  try {
+    parts = build_run(plan, registries, spec_dir);
+  } catch (const SpecError& e) {  // a plugin the run was trained with, given to `run --plugin`, is not in the stored spec
+    if (e.message().rfind("unknown ", 0) != 0) throw;
+    throw SpecError(e.where(), e.message() + (a.all("--plugin").empty() ? "; a run trained with `attnlab run --plugin PATH` needs the same --plugin PATH here"
+                                                                        : "; no --plugin library given registers it"));
+  }
   load_parameters(parts->params, file, id);
   return parts;
 }

@@ -50,8 +50,13 @@ std::string chosen_run(const ResultsReader& file, const Arguments& a);
 // A sentence as source token ids (d2l's preprocessing; UTF-8 checked).
 std::vector<int> source_ids(const SequenceData& data, const std::string& sentence);
 
-// Text as a language model's tokens: its characters when every token of the vocabulary but the
-// reserved ones is one character (a character model reads the text as it is), else its words.
+// Typed text is UTF-8 without control characters (it is echoed in messages): a UsageError otherwise.
+void require_typed_text(const std::string& text);
+
+// Text as a language model's tokens: its UTF-8 characters when every token of the vocabulary but
+// the reserved ones is one character (a character model reads the text as it is; a space only
+// separates when the vocabulary has none, as in a task's "3 1 4 ="), else its words. Text that
+// is not UTF-8 or holds a control character is a UsageError.
 std::vector<std::string> text_tokens(const std::string& text, const Vocab& vocab);
 
 }  // namespace attn::cli

@@ -1,5 +1,7 @@
 #include "lab/conformance/conformance.hpp"
 
+#include "attnlab/data/text.hpp"
+
 namespace attn {
 namespace {
 
@@ -72,7 +74,7 @@ std::string conformance_report(const ConformanceRun& run) {
   for (const ConformanceFailure& f : run.failures)
     out += "  FAILED " + f.check + "\n    input:    " + f.input + "\n    expected: " + f.expected + "\n    got:      " + f.got + "\n";
   for (const std::string& note : run.notes) out += "  note: " + note + "\n";
-  return out;
+  return without_control_characters(out, "\n");  // a plugin's name or an option value never reaches the terminal as an escape
 }
 
 }  // namespace attn

@@ -37,7 +37,8 @@ int take_lock(const std::string& lock_path, const std::string& output) {
     const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
       throw UsageError("cannot make the lock file '" + lock_path + "' that keeps two commands from writing '" + output +
-                       "' at once: " + std::strerror(errno) + "; choose another output");
+                       "' at once: " + std::strerror(errno) + "; its directory must be writable (for a command that adds to a results file: "
+                       "give it a copy in a writable directory)");
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const std::string pid = holder_of(fd);
       close(fd);

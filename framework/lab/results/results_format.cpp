@@ -273,7 +273,9 @@ void update_atomically(const std::string& path, const std::function<void(Hdf5Fil
       Hdf5File f(copy, Hdf5File::Mode::read_write);
       change(f);
     }  // closed (flushed) before it replaces the file
-    if (std::rename(copy.c_str(), path.c_str()) != 0) throw FileError(path + ": cannot replace it: " + std::strerror(errno));
+    if (std::rename(copy.c_str(), path.c_str()) != 0)
+      throw FileError(path + ": cannot replace it with its updated copy (" + std::strerror(errno) + "): the file or its directory is "
+                      "protected (an immutable or append-only file, a sticky directory of another user); give a copy in a directory you own");
   } catch (const fs::filesystem_error& e) {
     std::remove(copy.c_str());
     throw FileError(path + ": cannot write: " + (e.code() == std::errc::no_space_on_device ? "no space left on the device" : e.code().message()));

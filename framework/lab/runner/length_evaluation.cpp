@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lab/runner/memory_plan.hpp"
+
 namespace attn {
 namespace {
 
@@ -75,7 +77,11 @@ void check_lengths(const RunPlan& plan, const RunParts& parts, const Registries&
     }
   for (const std::size_t length : plan.lengths) {
     try {
-      model_at_length(plan, parts, registries, spec_dir, length, limit);
+      const auto at = model_at_length(plan, parts, registries, spec_dir, length, limit);
+      const std::size_t before = out.size();
+      check_evaluation_fits(plan, *at->model, at->data_bytes, at->params.kept_bytes(), limit, lengths_where(plan),
+                            "at length " + std::to_string(length), out);
+      if (out.size() > before) return;
     } catch (const SpecError& e) {
       out.push_back({e.where(), e.message()});
       return;

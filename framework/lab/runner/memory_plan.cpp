@@ -5,7 +5,9 @@
 #include <fstream>
 #include <unordered_set>
 
+#include "attnlab/errors.hpp"
 #include "attnlab/models/sequence_model.hpp"
+#include "attnlab/tensor_memory.hpp"
 
 namespace attn {
 namespace {
@@ -54,6 +56,37 @@ std::optional<std::pair<std::string, std::string>> option_of_size(const Options&
     const auto value = parse_option<long>(options.text(key));
     if (value && *value >= 0 && static_cast<std::size_t>(*value) == size)
       return std::make_pair(options.where(key), "'" + section + "." + key + "' (" + std::to_string(size) + ")");
+  }
+  return std::nullopt;
+}
+
+// What one example may take while it is measured, when `copies` of it share `allowance`: its
+// share, or up to 64 MB when that is more (measured, a small example gives the plan's message
+// with its size; only a larger one is stopped at its share).
+double measuring_ceiling(double allowance, std::size_t copies) {
+  return std::max(allowance / static_cast<double>(std::max<std::size_t>(copies, 1)), std::min(allowance, 64.0 * 1024 * 1024));
+}
+
+// One training example's activations, measured by building its graph while a TensorMemoryWatch
+// keeps it under `ceiling`: the most one example may take for the run to fit (the memory left
+// over the examples that are in memory at once), so a huge example is refused when it passes
+// that, never after it took the machine. Nothing when a plugin misbehaves (its run fails when it
+// runs) or when the example does not fit or cannot be built: then the problem is in `out`.
+std::optional<double> one_example_bytes(const RunPlan& plan, Model& model, double ceiling, const std::string& at_once,
+                                        const MemoryLimit& limit, std::vector<Diagnostic>& out) {
+  Rng rng(plan.seed);
+  const std::string where = plan.values.count("training.batch_size") ? plan.where("training.batch_size") : plan.where("model.name");
+  try {
+    const TensorMemoryWatch watch(ceiling);
+    return graph_bytes(model.loss({0}, TrainingStep{rng}).loss);
+  } catch (const std::bad_alloc&) {  // the watch's ceiling, or the machine's memory
+    out.push_back({where, "one training example's activations take more than " + memory_text(std::max(ceiling, 0.0)) + ", and " + at_once +
+                              " would not fit in the " + memory_text(limit.bytes) + " this run may use (" + limit.origin +
+                              ") with its data and parameters; lower 'training.batch_size' or the inputs' or the model's sizes, "
+                              "or raise the limit with --max-memory"});
+  } catch (const PluginFault&) {
+  } catch (const std::exception& e) {
+    out.push_back({plan.where("model.name"), std::string("one training example cannot be computed: ") + e.what()});
   }
   return std::nullopt;
 }
@@ -125,14 +158,11 @@ SpecError memory_limit_at_key(const RunPlan& plan, const MemoryLimitError& e, co
 void check_training_fits(const RunPlan& plan, Model& model, double data_bytes, double kept_bytes, const MemoryLimit& limit,
                          std::vector<Diagnostic>& out) {
   if (limit.bytes <= 0 || model.train_size() == 0) return;
-  Rng rng(plan.seed);
-  double example = 0;  // one example's activations (or the whole set's, for a model that trains on it at once)
-  try {
-    example = graph_bytes(model.loss({0}, TrainingStep{rng}).loss);
-  } catch (const std::exception&) {  // a plugin that misbehaves fails its run when it runs, not here
-    return;
-  }
   const std::size_t batch = std::min(plan.training.batch_size, model.train_size());
+  const std::optional<double> measured = one_example_bytes(plan, model, measuring_ceiling(limit.bytes - data_bytes - kept_bytes, 2 * batch),
+                                                           "a training batch of " + std::to_string(batch) + " (twice, for the gradients)", limit, out);
+  if (!measured) return;
+  const double example = *measured;  // one example's activations (or the whole set's, for a model that trains on it at once)
   Footprint parts = {{"the data", data_bytes, ""}, {"parameters with gradients and Adam's moments, and tables", kept_bytes, ""}};
   parts.push_back({"a training batch of " + std::to_string(batch) + " (one example's activations, " + memory_text(example) +
                        ", twice for the gradients)",
@@ -158,6 +188,32 @@ void check_training_fits(const RunPlan& plan, Model& model, double data_bytes, d
                                                  : largest.where.empty() ? "the model's or the data's sizes"
                                                                          : "'evaluation.beam' or 'evaluation.max_len'")
                             .message()});
+}
+
+void check_evaluation_fits(const RunPlan& plan, Model& model, double data_bytes, double kept_bytes, const MemoryLimit& limit,
+                           const std::string& where, const std::string& what, std::vector<Diagnostic>& out) {
+  if (limit.bytes <= 0 || model.train_size() == 0) return;
+  const std::size_t chunk = std::min<std::size_t>(256, model.train_size());
+  const double ceiling = measuring_ceiling(limit.bytes - data_bytes - kept_bytes, chunk);
+  double example = 0;
+  try {
+    const TensorMemoryWatch watch(ceiling);
+    {
+      const NoGrad no_grad;
+      Rng rng(plan.seed);
+      (void)model.loss({0}, TrainingStep{rng});
+    }
+    example = watch.peak();
+  } catch (const std::bad_alloc&) {  // passed the ceiling: the chunk would not fit
+    example = std::max(ceiling, 0.0) * 1.0001 + 1;
+  } catch (const PluginFault&) {
+    return;
+  }
+  const Footprint parts = {{"the data", data_bytes, ""},
+                           {"parameters and tables", kept_bytes, ""},
+                           {"evaluation, " + std::to_string(chunk) + " examples at a time (one example's activations, " + memory_text(example) + ")",
+                            example * static_cast<double>(chunk), ""}};
+  if (total(parts) > limit.bytes) out.push_back({where, what + ": " + too_big(parts, limit, "", "it").message()});
 }
 
 }  // namespace attn

@@ -18,10 +18,14 @@ template <class Build>
 void attributing_errors_to(const std::string& where, Build&& build) {
   try {
     build();
-  } catch (const SpecError&) {
+  } catch (const SpecError& e) {  // one with no place of its own is put at the plugin's name
+    if (e.where().empty()) throw SpecError(where, e.message());
     throw;
   } catch (const PluginFault&) {
     throw;
+  } catch (const std::bad_alloc&) {  // (never a bare "std::bad_alloc")
+    throw SpecError(where, "ran out of memory reading the data or building the model: the machine could not give what this asks for; "
+                           "make the data or the model smaller");
   } catch (const std::exception& e) {
     throw SpecError(where, e.what());
   }

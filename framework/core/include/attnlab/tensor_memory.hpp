@@ -32,6 +32,31 @@ void* allocate_tensor_memory(std::size_t bytes);
 // Gives back a block allocate_tensor_memory returned (or nullptr).
 void free_tensor_memory(void* block) noexcept;
 
+// The bytes of tensor memory allocated and not yet given back, over every thread.
+std::size_t live_tensor_bytes() noexcept;
+
+// Thrown by allocate_tensor_memory when a TensorMemoryWatch's ceiling would be passed.
+struct TensorMemoryCeiling : std::bad_alloc {
+  const char* what() const noexcept override { return "tensor memory above the ceiling being watched"; }
+};
+
+// While one lives, an allocation that would take the live tensor bytes more than `ceiling`
+// above what they were when it began throws TensorMemoryCeiling, and the highest they reached
+// is kept: how the memory plan measures one example's activations without letting a huge one
+// take the machine. One at a time (the memory plan's checks run one after the other).
+class TensorMemoryWatch {
+ public:
+  explicit TensorMemoryWatch(double ceiling);
+  ~TensorMemoryWatch();
+  TensorMemoryWatch(const TensorMemoryWatch&) = delete;
+  TensorMemoryWatch& operator=(const TensorMemoryWatch&) = delete;
+  // The highest live tensor bytes above the start so far.
+  double peak() const noexcept;
+
+ private:
+  std::size_t start_;
+};
+
 template <class T>
 struct TensorAllocator {
   using value_type = T;

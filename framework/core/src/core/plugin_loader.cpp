@@ -4,7 +4,10 @@
 #include "attnlab/file_kind.hpp"
 
 #include <dlfcn.h>
+#include <elf.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 
@@ -31,6 +34,27 @@ std::string why_not_loadable(const std::filesystem::path& path) {
   }
   const char* err = dlerror();
   return std::string("the dynamic loader refused it: ") + (err ? err : "unknown reason");
+}
+
+// Why a 64-bit ELF file is cut short (its headers promise bytes past its end, which the loader
+// would map and a first touch would end with SIGBUS), or "" when it is whole as far as they say.
+std::string cut_short(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  Elf64_Ehdr header{};
+  if (!in.read(reinterpret_cast<char*>(&header), sizeof header) || header.e_ident[EI_CLASS] != ELFCLASS64) return "";
+  std::error_code ec;
+  const auto size = static_cast<std::uint64_t>(std::filesystem::file_size(path, ec));
+  std::uint64_t needed = std::max<std::uint64_t>(header.e_phoff + std::uint64_t{header.e_phnum} * header.e_phentsize,
+                                                 header.e_shoff + std::uint64_t{header.e_shnum} * header.e_shentsize);
+  in.seekg(static_cast<std::streamoff>(header.e_phoff));
+  for (unsigned i = 0; i < header.e_phnum && needed <= size; ++i) {
+    Elf64_Phdr segment{};
+    if (!in.read(reinterpret_cast<char*>(&segment), sizeof segment)) break;
+    if (segment.p_type == PT_LOAD) needed = std::max<std::uint64_t>(needed, segment.p_offset + segment.p_filesz);
+  }
+  if (ec || needed <= size) return "";
+  return "the file is cut short: " + std::to_string(size) + " bytes, where its ELF headers describe " + std::to_string(needed) +
+         " (copy or build it again)";
 }
 
 }  // namespace
@@ -66,6 +90,7 @@ void load_plugin(const std::string& path_text, Registries& registries) {
   });
   if (loaded) return;
 
+  if (const std::string why = cut_short(path); !why.empty()) throw PluginError(who + ": " + why);
   auto library = std::make_shared<boost::dll::shared_library>();
   std::error_code load_error;
   {

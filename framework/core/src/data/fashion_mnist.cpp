@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "attnlab/data/dataset.hpp"
+#include "attnlab/file_kind.hpp"
 #include "attnlab/registry.hpp"
 
 #include <xtensor/xview.hpp>
@@ -83,8 +84,12 @@ class FashionMnist final : public DatasetSource {
                               "train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte (each may end in .gz)");
     }
     for (const char* stem : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"})
-      if ((std::string(stem).find("t10k") == std::string::npos || num_valid_ > 0) && file_of(stem).empty())
+      if ((std::string(stem).find("t10k") == std::string::npos || num_valid_ > 0) && file_of(stem).empty()) {
+        for (const std::string& name : {std::string(stem), std::string(stem) + ".gz"})
+          if (const std::string what = not_a_regular_file((fs::path(path_) / name).string()); what != "no such file")
+            throw SpecError(where_, "option 'path': '" + (fs::path(path_) / name).string() + "': " + what + ", not an IDX file");
         throw SpecError(where_, "option 'path': '" + path_ + "' holds no " + stem + " (nor " + stem + ".gz)");
+      }
   }
 
   Data load(Rng&) const override {
@@ -141,8 +146,8 @@ class FashionMnist final : public DatasetSource {
   // `side` is set to the images' size (pixels a side, before any resize).
   VectorSplit split(const std::string& prefix, std::size_t wanted, std::size_t& side) const {
     const std::string images_file = file_of(prefix + "-images-idx3-ubyte"), labels_file = file_of(prefix + "-labels-idx1-ubyte");
-    IdxArray images = read_idx_bytes(images_file, 3, max_images * 28 * 28);
-    const IdxArray labels = read_idx_bytes(labels_file, 1, max_images);
+    IdxArray images = read_idx_bytes(images_file, 3, max_images * 28 * 28, wanted);
+    const IdxArray labels = read_idx_bytes(labels_file, 1, max_images, wanted);
     const std::size_t count = images.shape[0];
     side = images.shape[1];
     if (images.shape[1] != images.shape[2] || side > max_side)

@@ -153,27 +153,32 @@ class Graph final : public DatasetSource {
     return adjacency;
   }
 
+  // One line "node f_1 ... f_d" per node, in any order: each line is checked where it is, then
+  // that no node was left out.
   Tensor read_features(std::size_t n) const {
     const std::vector<TableRow> rows = read_table(features_, "features file", "features", features_where_);
-    if (rows.size() != n)
-      throw SpecError(features_where_, features_ + ": " + std::to_string(rows.size()) + " feature lines for the " + std::to_string(n) +
-                                           " nodes of the labels file");
-    const std::size_t d = rows[0].fields.size() - 1;
-    Tensor out = xt::zeros<float>({n, std::max<std::size_t>(d, 1)});
-    std::vector<bool> done(n, false);
+    if (rows.empty()) throw SpecError(features_where_, "features file '" + features_ + "' holds no feature line");
+    const std::size_t d = std::max<std::size_t>(rows[0].fields.size(), 2) - 1;
+    Tensor out = xt::zeros<float>({n, d});
+    std::vector<std::size_t> line_of(n, 0);
     for (const TableRow& row : rows) {
       const std::string at = row_place(features_, row);
       const auto node = parse_index(row.fields[0], n);
-      if (d == 0 || row.fields.size() != d + 1 || !node || done[*node])
-        throw SpecError(features_where_, at + "expected \"node f_1 ... f_" + std::to_string(std::max<std::size_t>(d, 1)) +
-                                             "\", each node 0 to " + std::to_string(n - 1) + " once; got \"" + row.text + "\"");
-      done[*node] = true;
+      if (row.fields.size() != d + 1 || !node)
+        throw SpecError(features_where_, at + "expected \"node f_1 ... f_" + std::to_string(d) + "\" (as the first line), a node 0 to " +
+                                             std::to_string(n - 1) + " of the labels file; got \"" + row.text + "\"");
+      if (line_of[*node])
+        throw SpecError(features_where_, at + "node " + std::to_string(*node) + " has features twice (first on line " + std::to_string(line_of[*node]) + ")");
+      line_of[*node] = row.line;
       for (std::size_t j = 0; j < d; ++j) {
         const auto v = parse_option<float>(row.fields[j + 1]);
-        if (!v) throw SpecError(features_where_, at + "feature " + std::to_string(j + 1) + " ('" + row.fields[j + 1] + "') is not a number");
+        if (!v) throw SpecError(features_where_, at + "feature " + std::to_string(j + 1) + " ('" + row.fields[j + 1] + "') " + unreadable_float(row.fields[j + 1]));
         out(*node, j) = *v;
       }
     }
+    if (const auto missing = std::find(line_of.begin(), line_of.end(), 0); missing != line_of.end())
+      throw SpecError(features_where_, features_ + ": node " + std::to_string(missing - line_of.begin()) + " has no feature line; each of the " +
+                                           std::to_string(n) + " nodes of the labels file needs one");
     return out;
   }
 

@@ -1,5 +1,6 @@
 #include "idx_file.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <zlib.h>
@@ -45,7 +46,7 @@ std::string hex(const unsigned char* b) {
 
 }  // namespace
 
-IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t max_elements) {
+IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t max_elements, std::size_t keep_rows) {
   GzFile file(path);
   unsigned char magic[4] = {0, 0, 0, 0};
   const std::string expected = rank == 1 ? "0x00000801" : "0x0000080" + std::to_string(rank);
@@ -65,16 +66,27 @@ IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t m
     elements *= n;
     out.shape.push_back(n);
   }
-  // Read in pieces, so a header promising more than the file holds allocates only what is there.
+  // Read in pieces, so a header promising more than the file holds allocates only what is there;
+  // past the rows kept, the pieces are read into one buffer only to check the file's length.
   constexpr std::size_t piece = std::size_t(1) << 20;
-  while (out.data.size() < elements) {
-    const std::size_t at = out.data.size(), want = std::min(piece, elements - at);
-    out.data.resize(at + want);
-    const std::size_t got = file.read(out.data.data() + at, want);
-    out.data.resize(at + got);
+  const std::size_t kept = std::min(elements, keep_rows < out.shape[0] ? keep_rows * (elements / out.shape[0]) : elements);
+  std::vector<std::uint8_t> skipped;
+  for (std::size_t done = 0; done < elements;) {
+    const std::size_t want = std::min(piece, (done < kept ? kept : elements) - done);
+    std::uint8_t* into = skipped.data();
+    if (done < kept) {
+      out.data.resize(done + want);
+      into = out.data.data() + done;
+    } else if (skipped.size() < want) {
+      skipped.resize(piece);
+      into = skipped.data();
+    }
+    const std::size_t got = file.read(into, want);
+    done += got;
+    if (done < kept) out.data.resize(done);
     if (got < want)
       throw std::runtime_error(path + ": truncated: the header promises " + std::to_string(elements) + " bytes of data, the file holds " +
-                               std::to_string(out.data.size()));
+                               std::to_string(done));
   }
   unsigned char extra;
   if (file.read(&extra, 1) != 0)

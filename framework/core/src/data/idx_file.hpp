@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,13 @@ namespace attn {
 
 struct IdxArray {
   std::vector<std::size_t> shape;
-  std::vector<std::uint8_t> data;  // prod(shape) bytes
+  std::vector<std::uint8_t> data;  // prod(shape) bytes, or those of the rows kept
 };
 
 // The IDX array of unsigned bytes in `path`, which must have rank `rank`; `max_elements`
-// bounds prod(shape) (a header promising more is refused before anything is allocated).
-IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t max_elements);
+// bounds prod(shape) (a header promising more is refused before anything is allocated). Only the
+// first `keep_rows` rows (along the first size) are kept in `data`; the rest is read to check
+// that the file is whole, and not kept (`shape` is the file's).
+IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t max_elements, std::size_t keep_rows = SIZE_MAX);
 
 }  // namespace attn

@@ -43,12 +43,7 @@ class ParallelCorpus final : public DatasetSource {
       ++line_no;
       if (line_no == 1) line = without_byte_order_mark(line);
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (const auto bad = invalid_utf8_at(line))
-        throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ":" + std::to_string(*bad + 1) +
-                                 ": invalid UTF-8 (the file must be UTF-8 encoded)");
-      if (const auto control = control_character_at(line, "\t"))
-        throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ":" + std::to_string(*control + 1) +
-                                 ": a control character (" + code_point_name(line[*control]) + "): the corpus holds text only");
+      if (const auto why = not_text_at(line)) throw std::runtime_error(path_ + ":" + std::to_string(line_no) + ":" + *why);
       const auto tab = line.find('\t');
       if (tab == std::string::npos)
         throw std::runtime_error(path_ + ":" + std::to_string(line_no) +

@@ -32,14 +32,6 @@ Function function_named(const Options& o) {
                                            "' (option 'function'): use d2l-0.17 (2 sin x + x^0.8) or d2l-1.0 (2 sin x + x)");
 }
 
-// Why parse_option<float> refused `word`.
-std::string unreadable_float(const std::string& word) {
-  const NumberType type = number_type<float>();
-  const NumberProblem problem = number_problem(word, type);
-  if (problem == NumberProblem::not_a_number) return "is not a number (decimal notation, e.g. 1.5 or -2e3)";
-  return number_problem_words(problem, type);
-}
-
 // "x y" per line; '#' starts a comment. At least two points.
 std::vector<std::pair<float, float>> read_points(const std::string& path, const std::string& where) {
   std::vector<std::pair<float, float>> points;

@@ -186,6 +186,7 @@ class SpokenDigits final : public DatasetSource {
       all.push_back({log_mel(wav.samples), row.fields[3] + ", " + row.fields[4] + " words a minute, pitch " + row.fields[5],
                      static_cast<int>(*digit)});
     }
+    if (all.empty()) throw SpecError(where_, "utterances file '" + path_ + "' holds no utterance (a line \"file digit word voice speed pitch\" each)");
     if (valid.empty()) throw SpecError(voice_where_, "option 'valid_voice': no utterance of " + path_ + " is spoken by '" + valid_voice_ + "'");
     if (train.empty()) throw SpecError(voice_where_, "option 'valid_voice': every utterance of " + path_ + " is spoken by '" + valid_voice_ + "'; none is left to train on");
   }

@@ -6,6 +6,7 @@
 #include "attnlab/data/text.hpp"
 #include "attnlab/errors.hpp"
 #include "attnlab/file_kind.hpp"
+#include "attnlab/options.hpp"
 
 namespace attn {
 
@@ -21,8 +22,11 @@ std::vector<TableRow> read_table(const std::string& path, const std::string& nou
   std::string line;
   for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
     if (line_no == 1) line = without_byte_order_mark(line);
+    if (const auto why = not_text_at(line))
+      throw SpecError(where, path + ":" + std::to_string(line_no) + ":" + *why + " (" + noun + ", option '" + option + "')");
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     std::istringstream fields(line.substr(0, line.find('#')));
-    TableRow row{line_no, {}, line};
+    TableRow row{line_no, {}, utf8_shortened(line, 200)};
     for (std::string w; fields >> w;) row.fields.push_back(w);
     if (!row.fields.empty()) rows.push_back(std::move(row));
   }
@@ -40,6 +44,13 @@ std::optional<std::size_t> parse_index(const std::string& text, std::size_t limi
   }
   if (v >= limit) return std::nullopt;
   return v;
+}
+
+std::string unreadable_float(const std::string& word) {
+  const NumberType type = number_type<float>();
+  const NumberProblem problem = number_problem(word, type);
+  if (problem == NumberProblem::not_a_number) return "is not a number (decimal notation, e.g. 1.5 or -2e3)";
+  return number_problem_words(problem, type);
 }
 
 }  // namespace attn

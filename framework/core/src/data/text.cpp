@@ -61,6 +61,15 @@ std::optional<std::size_t> control_character_at(const std::string& s, const std:
   return std::nullopt;
 }
 
+std::optional<std::string> not_text_at(const std::string& line) {
+  if (const auto bad = invalid_utf8_at(line))
+    return std::to_string(*bad + 1) + ": invalid UTF-8 (the file must be UTF-8 encoded)";
+  const std::size_t body = !line.empty() && line.back() == '\r' ? line.size() - 1 : line.size();
+  if (const auto control = control_character_at(line.substr(0, body), "\t"))
+    return std::to_string(*control + 1) + ": a control character (" + code_point_name(line[*control]) + "): the file holds text only";
+  return std::nullopt;
+}
+
 std::string without_byte_order_mark(std::string first_line) {
   if (first_line.rfind("\xEF\xBB\xBF", 0) == 0) first_line.erase(0, 3);
   return first_line;
@@ -108,6 +117,19 @@ std::string valid_utf8(const std::string& s) {
     out.append(s, i, good);
     i += good;
     if (bad) out += "\xEF\xBF\xBD", ++i;  // U+FFFD for the byte that starts no character
+  }
+  return out;
+}
+
+std::vector<std::string> utf8_characters(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    std::size_t len = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 1;
+    for (std::size_t k = 1; k < len; ++k)
+      if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) len = 1;
+    out.push_back(text.substr(i, len));
+    i += len;
   }
   return out;
 }

@@ -70,20 +70,6 @@ std::string d2l_preprocess(const std::string& text) {
   return out;
 }
 
-// The UTF-8 characters of `text`, one string each (a malformed byte is a character of its own).
-std::vector<std::string> characters(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t len = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 1;
-    for (std::size_t k = 1; k < len; ++k)
-      if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) len = 1;
-    out.push_back(text.substr(i, len));
-    i += len;
-  }
-  return out;
-}
-
 class TextCorpus final : public DatasetSource {
  public:
   explicit TextCorpus(const DatasetArgs& a)
@@ -123,14 +109,19 @@ class TextCorpus final : public DatasetSource {
   }
 
   Data load(Rng&) const override {
-    const std::vector<std::string> tokens = tokenize(read_text());
+    const std::string text = read_text();
+    const std::vector<std::string> tokens = tokenize(preprocess_ == "d2l" ? d2l_preprocess(text) : text);
     const std::size_t needed = num_train_ + num_valid_ + num_steps_;
+    const auto cause = [&]() -> std::string {  // (asked only when the text is too short)
+      return preprocess_ == "d2l" && tokenize(text).size() >= needed
+                 ? " after d2l's preprocessing, which keeps ASCII letters only ('preprocess: none' keeps the text as it is)" : "";
+    };
     if (tokens.size() < needed && sizes_where_.empty() && where_.empty())  // (no place of its own: reported at the dataset's name)
-      throw std::invalid_argument(path_ + " holds " + std::to_string(tokens.size()) + " " + tokens_ + " tokens; the default " +
+      throw std::invalid_argument(path_ + " holds " + std::to_string(tokens.size()) + " " + tokens_ + " tokens" + cause() + "; the default " +
                                   std::to_string(num_train_) + " training and " + std::to_string(num_valid_) + " validation windows of " +
                                   std::to_string(num_steps_) + " need " + std::to_string(needed) + " (set num_train, num_valid or num_steps)");
     if (tokens.size() < needed)
-      throw SpecError(sizes_where_.empty() ? where_ : sizes_where_, path_ + " holds " + std::to_string(tokens.size()) + " " + tokens_ + " tokens; " +
+      throw SpecError(sizes_where_.empty() ? where_ : sizes_where_, path_ + " holds " + std::to_string(tokens.size()) + " " + tokens_ + " tokens" + cause() + "; " +
                                         std::to_string(num_train_) + " training and " + std::to_string(num_valid_) +
                                         " validation windows of " + std::to_string(num_steps_) + " need " + std::to_string(needed) +
                                         " (lower num_train, num_valid or num_steps)");
@@ -157,11 +148,18 @@ class TextCorpus final : public DatasetSource {
     std::ostringstream text;
     text << in.rdbuf();
     const std::string read = without_byte_order_mark(text.str());
-    return preprocess_ == "d2l" ? d2l_preprocess(read) : read;
+    std::size_t line_no = 1;
+    for (std::size_t start = 0; start < read.size(); ++line_no) {  // UTF-8 text, whatever the preprocessing
+      const std::size_t end = std::min(read.find('\n', start), read.size());
+      if (const auto why = not_text_at(read.substr(start, end - start)))
+        throw SpecError(where_, path_ + ":" + std::to_string(line_no) + ":" + *why + " (option 'path' names a UTF-8 text file)");
+      start = end + 1;
+    }
+    return read;
   }
 
   std::vector<std::string> tokenize(const std::string& text) const {
-    if (tokens_ == "char") return characters(text);
+    if (tokens_ == "char") return utf8_characters(text);
     std::istringstream in(text);
     std::vector<std::string> out;
     for (std::string w; in >> w;) out.push_back(w);

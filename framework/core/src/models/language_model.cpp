@@ -123,7 +123,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
     const std::size_t layers = gpt_blocks_.size() + attention_blocks_.size(), total = prompt.size() + options.steps;
     std::vector<KeyValueCache> caches(layers);
     Generation g;
-    g.attention = xt::zeros<float>({layers, c_.heads, options.steps, total});
+    if (options.attention) g.attention = xt::zeros<float>({layers, c_.heads, options.steps, total});
     IntTensor ids = IntTensor::from_shape({std::size_t(1), prompt.size()});
     std::copy(prompt.begin(), prompt.end(), ids.begin());
     for (std::size_t s = 0, first = 0; s < options.steps; ++s) {
@@ -133,7 +133,7 @@ class LanguageModel final : public Classifier, public TextGenerator {
       std::vector<float> last(logits.data() + (n - 1) * vocab, logits.data() + n * vocab);
       for (const int reserved : {Vocab::pad, Vocab::bos, Vocab::eos}) last[static_cast<std::size_t>(reserved)] = -INFINITY;  // never in a text
       g.tokens.push_back(sample_token(last.data(), vocab, options, rng));
-      for (std::size_t l = 0; l < layers; ++l)
+      for (std::size_t l = 0; l < layers && options.attention; ++l)
         for (std::size_t h = 0; h < c_.heads; ++h)
           for (std::size_t k = 0; k < first + n; ++k) g.attention(l, h, s, k) = weights[l].value()(0, h, n - 1, k);
       first += n;

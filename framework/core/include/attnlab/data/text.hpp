@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -15,6 +16,11 @@ std::optional<std::size_t> invalid_utf8_at(const std::string& s);
 // The byte offset of the first control character (below U+0020, or U+007F) that is not in
 // `allowed` (e.g. "\t"), or nothing: text that reaches terminals, names and files is printable.
 std::optional<std::size_t> control_character_at(const std::string& s, const std::string& allowed = "");
+// Why `line` (a line of a text file, without its '\n') is not text, as "COL: what is wrong":
+// bytes that are not UTF-8, or a control character other than a tab (a '\r' ending the line,
+// as Windows writes it, is text); nothing when it is text. Every reader of text files asks it,
+// so no file's bytes reach a message, a token or a terminal unchecked.
+std::optional<std::string> not_text_at(const std::string& line);
 // `s` with every control character replaced by '?': text that is echoed or stored after its
 // control characters were reported.
 std::string without_control_characters(std::string s, const std::string& kept = "");
@@ -26,6 +32,8 @@ std::string code_point_name(char c);
 // `s` with every byte that does not start a valid UTF-8 sequence replaced by U+FFFD: what is
 // written as UTF-8 (HDF5 strings, the report) is valid UTF-8 whatever a file name held.
 std::string valid_utf8(const std::string& s);
+// The UTF-8 characters of `s`, one string each (a byte that starts no character is one of its own).
+std::vector<std::string> utf8_characters(const std::string& s);
 // The longest prefix of `s` of at most `max_bytes` bytes that does not cut a character.
 std::string utf8_prefix(const std::string& s, std::size_t max_bytes);
 // `s` as a message shows it: whole up to `max_bytes`, else its utf8_prefix and how much is left

@@ -16,6 +16,7 @@ struct SamplingOptions {
   std::size_t steps = 100;   // tokens to write
   float temperature = 1.0f;  // > 0; towards 0: the likeliest token every time
   std::size_t top_k = 0;     // draw among the k likeliest (0: among all)
+  bool attention = true;     // keep Generation::attention (layers x heads x steps x positions floats)
 };
 
 struct Generation {
