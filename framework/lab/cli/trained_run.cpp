@@ -41,16 +41,35 @@ void require_typed_text(const std::string& text) {
     throw UsageError("the text holds a control character (" + code_point_name(text[*control]) + "): type text only");
 }
 
+namespace {
+
+// Every token of the vocabulary but the reserved ones is one character.
+bool character_vocabulary(const Vocab& vocab) {
+  return std::all_of(vocab.tokens().begin(), vocab.tokens().end(),
+                     [](const std::string& t) { return t.front() == '<' || utf8_characters(t).size() == 1; });
+}
+
+bool has_space_token(const Vocab& vocab) {
+  return std::find(vocab.tokens().begin(), vocab.tokens().end(), " ") != vocab.tokens().end();
+}
+
+}  // namespace
+
 std::vector<std::string> text_tokens(const std::string& text, const Vocab& vocab) {
   require_typed_text(text);
-  for (const std::string& t : vocab.tokens())
-    if (t.front() != '<' && utf8_characters(t).size() != 1) return split_tokens(text);
-  const auto& tokens = vocab.tokens();
-  const bool spaces_are_tokens = std::find(tokens.begin(), tokens.end(), " ") != tokens.end();
+  if (!character_vocabulary(vocab)) return split_tokens(text);
+  const bool spaces_are_tokens = has_space_token(vocab);
   std::vector<std::string> out;
   for (std::string& c : utf8_characters(text))
     if (spaces_are_tokens || (c != " " && c != "\t")) out.push_back(std::move(c));
   return out;
+}
+
+std::string tokens_text(const std::vector<int>& ids, const Vocab& vocab) {
+  const std::string between = character_vocabulary(vocab) && has_space_token(vocab) ? "" : " ";
+  std::string text;
+  for (std::size_t i = 0; i < ids.size(); ++i) text += (i ? between : "") + vocab.token(ids[i]);
+  return text;
 }
 
 std::vector<int> source_ids(const SequenceData& data, const std::string& sentence) {

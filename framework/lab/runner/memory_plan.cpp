@@ -205,7 +205,11 @@ void check_evaluation_fits(const RunPlan& plan, Model& model, double data_bytes,
     }
     example = watch.peak();
   } catch (const std::bad_alloc&) {  // passed the ceiling: the chunk would not fit
-    example = std::max(ceiling, 0.0) * 1.0001 + 1;
+    out.push_back({where, what + ": one example's activations in evaluation take more than " + memory_text(std::max(ceiling, 0.0)) + ", and " +
+                              std::to_string(chunk) + " examples at a time (as evaluation reads them) would not fit in the " +
+                              memory_text(limit.bytes) + " this run may use (" + limit.origin + ") with its data and parameters; "
+                              "lower it, or raise the limit with --max-memory"});
+    return;
   } catch (const PluginFault&) {
     return;
   }

@@ -106,6 +106,12 @@ class EncoderTagger final : public SequenceModel {
     const std::string encoder = o.get<std::string>("encoder", "self_attention");
     if (encoder != "self_attention" && encoder != "convolution")
       throw SpecError(o.where("encoder"), "option 'encoder' must be 'self_attention' or 'convolution', got '" + encoder + "'");
+    if (encoder == "convolution")  // (read, with their defaults, by the blocks' shared options below)
+      for (const std::string& key : o.keys())
+        for (const char* attention_only : {"heads", "kv_heads", "ffn_hidden", "scoring", "normalizer"})
+          if (key == attention_only || key.rfind(std::string(attention_only) + "_options.", 0) == 0)
+            throw SpecError(o.where(key), "option '" + key + "' is for encoder 'self_attention': a convolution has no attention "
+                                          "heads, scores or feed-forward layer (its options: kernel, layers, d_model, dropout, positional)");
     TransformerBlockConfig c = block_options(o, 0.0f);
     c.site = site("encoder_self");
     const std::size_t layers = o.get<std::size_t>("layers", 2, 1, 64), max_len = o.get<std::size_t>("max_len", 1000, 1, 1 << 20);

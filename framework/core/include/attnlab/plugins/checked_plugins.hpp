@@ -10,6 +10,8 @@
 //               positions past the scheme's table refused before it is read
 #pragma once
 
+#include <new>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,8 +32,8 @@ struct PluginHandle {
   bool outside = false;     // loaded from a plugin library
 };
 
-// Calls f(), marked as `who`'s `method` (plugin_call.hpp); any exception but a PluginFault
-// becomes one: "<who> threw in <method>(): ...", and so does a throw of something that is not a
+// Calls f(), marked as `who`'s `method` (plugin_call.hpp); any exception but a PluginFault or a
+// std::bad_alloc becomes one: "<who> threw in <method>(): ...", and so does a throw of something that is not a
 // std::exception.
 template <class F>
 auto guarded(const std::string& who, const char* method, F&& f) -> decltype(f()) {
@@ -39,6 +41,8 @@ auto guarded(const std::string& who, const char* method, F&& f) -> decltype(f())
   try {
     return f();
   } catch (const PluginFault&) {
+    throw;
+  } catch (const std::bad_alloc&) {  // memory that ran out (or a memory watch's ceiling): a matter of sizes, not of the plugin
     throw;
   } catch (const std::exception& e) {
     throw PluginFault(who + " threw in " + method + "(): " + e.what());
