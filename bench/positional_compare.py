@@ -3,6 +3,7 @@
 and against d2l-neu's printed table: the reproduction's checks, as a Markdown table.
 
 usage: /usr/bin/python3 bench/positional_compare.py RESULTS.h5 TWIN.jsonl [--attnlab build/attnlab]
+       /usr/bin/python3 bench/positional_compare.py --twin TWIN.jsonl   (the twin's runs so far, as docs/reproductions.md shows them)
 
 Validation perplexity per scheme and context, mean ± std over seeds on each side. The checks:
   - the qualitative result: alibi and none change less than 10% from 128 to 512; rope is the
@@ -45,7 +46,24 @@ def twin_side(path):
     return {s: {c: (statistics.mean(v), statistics.stdev(v) if len(v) > 1 else 0.0) for c, v in by.items()} for s, by in values.items()}
 
 
+def twin_table(path):
+    """The twin's mean at 128 / 256 / 512 per scheme, with the seeds measured: the table of docs/reproductions.md."""
+    seeds = {}
+    with open(path) as f:
+        for r in map(json.loads, filter(str.strip, f)):
+            seeds.setdefault(r["positional"], []).append(r["seed"])
+    means = twin_side(path)
+    print("| scheme | seeds | twin |\n| --- | --- | --- |")
+    for s in SCHEMES:
+        if s in means:
+            shown = " / ".join(f"{means[s][c][0]:.2f}" if means[s][c][0] < 10 else f"{means[s][c][0]:.1f}" for c in CONTEXTS)
+            print(f"| {s} | {', '.join(map(str, sorted(seeds[s])))} | {shown} |")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--twin":
+        return twin_table(sys.argv[2])
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     attnlab = sys.argv[sys.argv.index("--attnlab") + 1] if "--attnlab" in sys.argv else "build/attnlab"

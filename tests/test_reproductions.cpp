@@ -311,3 +311,12 @@ TEST_CASE("the attention-metric tables docs/concepts/measuring-attention.md and 
     }
   }
 }
+
+TEST_CASE("docs/reproductions.md quotes the PyTorch twin's positional runs as bench/results/positional-twin.jsonl holds them",
+          "[docs][reproduction]") {
+  const auto table = attn::test::command_output("/usr/bin/python3 " + attn::test::source_root + "/bench/positional_compare.py --twin " +
+                                                attn::test::source_root + "/bench/results/positional-twin.jsonl");
+  REQUIRE(table.status == 0);
+  REQUIRE_THAT(table.text, Catch::StartsWith("| scheme | seeds | twin |"));
+  CHECK_THAT(attn::test::read_text(attn::test::source_root + "/docs/reproductions.md"), Catch::Contains(table.text));
+}
