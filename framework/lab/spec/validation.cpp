@@ -28,6 +28,13 @@ std::vector<std::string> fixed_keys() {
 }
 
 std::string unknown_key(const std::string& what, const std::string& key, const std::vector<std::string>& known) {
+  const auto leaf = [&](const std::string& k) {  // no other key lies under it
+    return std::none_of(known.begin(), known.end(), [&](const std::string& other) { return other.rfind(k + ".", 0) == 0; });
+  };
+  for (const std::string& k : known)  // a mapping under a key that takes one value: 'training.epochs: {a: 1}'
+    if (key.rfind(k + ".", 0) == 0 && find_spec_key(k) && leaf(k))
+      return "'" + k + "' takes " + find_spec_key(k)->type_phrase() + ", not a mapping: '" + key.substr(k.size() + 1) +
+             "' is given under it; write '" + k + ": VALUE'";
   const std::string guess = closest_name(key, known);
   return what + " '" + key + "'" + (guess.empty() ? " (see docs/spec.md or `attnlab keys` for the keys a spec takes)"
                                                   : "; did you mean '" + guess + "'?");

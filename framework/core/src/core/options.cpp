@@ -58,6 +58,10 @@ std::vector<std::string> Options::unread() const {
 
 void Options::require_all_read(const std::string& owner) const {
   for (const std::string& key : unread()) {
+    const std::string head = key.substr(0, key.find('.'));
+    if (head != key && read_.count(head))  // a mapping under an option that takes one value: 'd_model: {x: 3}'
+      throw SpecError(key_where(key), "option '" + head + "' of " + owner + " takes one value, not a mapping: '" + key.substr(head.size() + 1) +
+                                          "' is given under it; write '" + head + ": VALUE'");
     std::string msg = "unknown option '" + key + "' for " + owner;
     const std::string guess = closest_name(key, read_keys());
     if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
