@@ -63,6 +63,9 @@ bool ends_plain(const std::string& text, std::size_t i, bool in_flow) {
   return in_flow && (c == ',' || c == ']' || c == '}');
 }
 
+constexpr const char* stray_comma =
+    "a ',' outside a [list] or {mapping}: commas separate items only inside [ ] or { }; remove it, or quote the value";
+
 // Brackets and quotes outside comments, plain scalars and block scalars: the first quote never
 // closed, the innermost bracket never closed, a ',' outside them, or where nesting passes
 // max_spec_nesting.
@@ -97,8 +100,12 @@ Scan scan_delimiters(const std::string& text) {
     } else if (c == ',' && open.empty() && (before == ' ' || before == '\t' || before == '\n')) {
       // no value can start with ',' outside [ ] and { } (and yaml-cpp 0.7 loops forever on a
       // document that holds one)
-      return {i, "a ',' outside a [list] or {mapping}: commas separate items only inside [ ] or { }; "
-                 "remove it, or quote the value"};
+      return {i, stray_comma};
+    } else if (c == '!' && starts_token) {  // a tag ends where a flow indicator or a space does: `!a,` is a tag, then a ','
+      std::size_t end = i;
+      while (end + 1 < text.size() && std::string(" \t\r\n,[]{}").find(text[end + 1]) == std::string::npos) ++end;
+      if (end + 1 < text.size() && text[end + 1] == ',' && open.empty()) return {end + 1, stray_comma};
+      i = end;
     } else if (c == '[' || c == '{') {
       open.push_back(i);
       if (open.size() > max_spec_nesting)
