@@ -100,7 +100,8 @@ int generate(const std::vector<std::string>& args) {
   const Generation g = generator->generate(prompt, options, rng);
   std::vector<int> all = prompt;
   all.insert(all.end(), g.tokens.begin(), g.tokens.end());
-  std::printf("%s\n", tokens_text(all, vocab).c_str());
+  const bool characters = plan.dataset == "text_corpus" && plan.dataset_options.get<std::string>("tokens", "char") == "char";
+  std::printf("%s\n", tokens_text(all, vocab, characters).c_str());
   if (g.cache_keys.size() == 3)
     std::fprintf(stderr, "key/value cache: %.1f KB (%zu positions x %zu key/value heads of %zu, keys and values, every layer)\n",
                  static_cast<double>(g.cache_bytes) / 1024.0, g.cache_keys[1], g.cache_keys[0], g.cache_keys[2]);

@@ -1,4 +1,5 @@
 // attnlab COMMAND [ARGS]: the command-line front door.
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,8 +46,9 @@ int with_output_written(const Command& c, int code) {
   return code == 0 ? 1 : code;
 }
 
-// An error message as printed: at most 2000 bytes (a 100 KB --run value is not echoed whole).
-std::string shown(const char* message) { return attn::utf8_shortened(message, 2000); }
+// An error message as printed: at most 2000 bytes (a 100 KB --run value is not echoed whole), and
+// text: a control character in a value it quotes is shown as '?', never sent to the terminal.
+std::string shown(const char* message) { return attn::utf8_shortened(attn::without_control_characters(message, "\n\t"), 2000); }
 
 // What follows a refusal: the command's synopsis and where its options are described, not the
 // whole usage text (the one line that says what was wrong stays easy to see).
@@ -122,9 +124,12 @@ int run_isolated(const Command& c, const std::vector<std::string>& rest) {
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) return run_command(c, rest);
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the command's work ends with the process the user started (kill PID)
+    if (getppid() != parent) _exit(1);
     for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, on_crash);
     const int code = run_command(c, rest);
     std::fflush(stdout);

@@ -65,8 +65,8 @@ std::vector<std::string> text_tokens(const std::string& text, const Vocab& vocab
   return out;
 }
 
-std::string tokens_text(const std::vector<int>& ids, const Vocab& vocab) {
-  const std::string between = character_vocabulary(vocab) && has_space_token(vocab) ? "" : " ";
+std::string tokens_text(const std::vector<int>& ids, const Vocab& vocab, bool characters_of_a_text) {
+  const std::string between = character_vocabulary(vocab) && (characters_of_a_text || has_space_token(vocab)) ? "" : " ";
   std::string text;
   for (std::size_t i = 0; i < ids.size(); ++i) text += (i ? between : "") + vocab.token(ids[i]);
   return text;

@@ -58,8 +58,9 @@ void require_typed_text(const std::string& text);
 // separates when the vocabulary has none, as in a task's "3 1 4 ="), else its words. Text that
 // is not UTF-8 or holds a control character is a UsageError.
 std::vector<std::string> text_tokens(const std::string& text, const Vocab& vocab);
-// Tokens as text_tokens reads them: a character model's as they are when spaces are tokens, else
-// (words, or a task's characters) separated by spaces.
-std::string tokens_text(const std::vector<int>& ids, const Vocab& vocab);
+// Tokens as text_tokens reads them: the characters of a text (`characters_of_a_text`: a
+// text_corpus read as characters), or of a vocabulary that holds a space, as they are; words, or
+// a task's characters, separated by spaces.
+std::string tokens_text(const std::vector<int>& ids, const Vocab& vocab, bool characters_of_a_text);
 
 }  // namespace attn::cli

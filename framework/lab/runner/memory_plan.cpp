@@ -86,7 +86,8 @@ std::optional<double> one_example_bytes(const RunPlan& plan, Model& model, doubl
                               "or raise the limit with --max-memory"});
   } catch (const PluginFault&) {
   } catch (const std::exception& e) {
-    out.push_back({plan.where("model.name"), std::string("one training example cannot be computed: ") + e.what()});
+    out.push_back({plan.where("model.name"), std::string("one training example cannot be computed (") + e.what() +
+                                                 "): make the inputs shorter or the model smaller"});
   }
   return std::nullopt;
 }

@@ -1,6 +1,7 @@
 #include "idx_file.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 #include <zlib.h>
@@ -16,6 +17,9 @@ class GzFile {
   ~GzFile() { gzclose(file_); }
   GzFile(const GzFile&) = delete;
   GzFile& operator=(const GzFile&) = delete;
+
+  // Not gzip: the file is read as it is (its size then tells its length).
+  bool direct() { return gzdirect(file_) == 1; }
 
   // Up to n bytes into out; how many were read (fewer at the end of the file).
   std::size_t read(void* out, std::size_t n) {
@@ -71,7 +75,10 @@ IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t m
   constexpr std::size_t piece = std::size_t(1) << 20;
   const std::size_t kept = std::min(elements, keep_rows < out.shape[0] ? keep_rows * (elements / out.shape[0]) : elements);
   std::vector<std::uint8_t> skipped;
-  for (std::size_t done = 0; done < elements;) {
+  std::error_code ec;
+  const std::uint64_t header = 4 + 4 * rank, size = std::filesystem::file_size(path, ec);
+  const bool sized = !ec && file.direct();  // a plain file: its length is known without reading past the rows kept
+  for (std::size_t done = 0; done < (sized ? kept : elements);) {
     const std::size_t want = std::min(piece, (done < kept ? kept : elements) - done);
     std::uint8_t* into = skipped.data();
     if (done < kept) {
@@ -88,8 +95,11 @@ IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t m
       throw std::runtime_error(path + ": truncated: the header promises " + std::to_string(elements) + " bytes of data, the file holds " +
                                std::to_string(done));
   }
+  if (sized && size < header + elements)
+    throw std::runtime_error(path + ": truncated: the header promises " + std::to_string(elements) + " bytes of data, the file holds " +
+                             std::to_string(size - std::min(size, header)));
   unsigned char extra;
-  if (file.read(&extra, 1) != 0)
+  if (sized ? size > header + elements : file.read(&extra, 1) != 0)
     throw std::runtime_error(path + ": goes on after the " + std::to_string(elements) + " bytes its IDX header promises (a damaged or foreign file)");
   return out;
 }
