@@ -62,6 +62,9 @@ void Options::require_all_read(const std::string& owner) const {
     if (head != key && read_.count(head))  // a mapping under an option that takes one value: 'd_model: {x: 3}'
       throw SpecError(key_where(key), "option '" + head + "' of " + owner + " takes one value, not a mapping: '" + key.substr(head.size() + 1) +
                                           "' is given under it; write '" + head + ": VALUE'");
+    if (key.size() > 8 && key.compare(key.size() - 8, 8, "_options") == 0)  // 'positional_options: 3': a value where a section belongs
+      throw SpecError(key_where(key), "'" + key + "' of " + owner + " is a section of options, not a value: write them under it (" + key +
+                                          ": {base: 10}, or --set model." + key + ".base=10)");
     std::string msg = "unknown option '" + key + "' for " + owner;
     const std::string guess = closest_name(key, read_keys());
     if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
