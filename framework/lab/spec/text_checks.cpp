@@ -97,15 +97,11 @@ Scan scan_delimiters(const std::string& text) {
       const std::size_t end = closing_quote(text, i);
       if (end == std::string::npos) return {i, std::string("this ") + c + " opens a quoted value that is never closed"};
       i = end;
-    } else if (c == ',' && open.empty() && (before == ' ' || before == '\t' || before == '\n')) {
-      // no value can start with ',' outside [ ] and { } (and yaml-cpp 0.7 loops forever on a
-      // document that holds one)
+    } else if (c == ',' && open.empty()) {
+      // outside [ ] and { } a ',' that is not inside a plain scalar (after a space, a quoted
+      // value, a tag or an anchor) belongs to no value, and yaml-cpp 0.7 loops forever on a
+      // document that holds one
       return {i, stray_comma};
-    } else if (c == '!' && starts_token) {  // a tag ends where a flow indicator or a space does: `!a,` is a tag, then a ','
-      std::size_t end = i;
-      while (end + 1 < text.size() && std::string(" \t\r\n,[]{}").find(text[end + 1]) == std::string::npos) ++end;
-      if (end + 1 < text.size() && text[end + 1] == ',' && open.empty()) return {end + 1, stray_comma};
-      i = end;
     } else if (c == '[' || c == '{') {
       open.push_back(i);
       if (open.size() > max_spec_nesting)
