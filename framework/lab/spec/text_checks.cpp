@@ -102,6 +102,8 @@ Scan scan_delimiters(const std::string& text) {
       // value, a tag or an anchor) belongs to no value, and yaml-cpp 0.7 loops forever on a
       // document that holds one
       return {i, stray_comma};
+    } else if ((c == '!' || c == '&' || c == '*') && starts_token) {  // a tag, anchor or alias: its name (':' included) ends at a space or a flow indicator
+      while (i + 1 < text.size() && std::string(" \t\r\n,[]{}").find(text[i + 1]) == std::string::npos) ++i;
     } else if (c == '[' || c == '{') {
       open.push_back(i);
       if (open.size() > max_spec_nesting)
