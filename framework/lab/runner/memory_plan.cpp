@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "attnlab/errors.hpp"
+#include "attnlab/models/classifier.hpp"
 #include "attnlab/models/sequence_model.hpp"
 #include "attnlab/tensor_memory.hpp"
 
@@ -67,6 +68,21 @@ double measuring_ceiling(double allowance, std::size_t copies) {
   return std::max(allowance / static_cast<double>(std::max<std::size_t>(copies, 1)), std::min(allowance, 64.0 * 1024 * 1024));
 }
 
+// The training example with the longest input (a set of vectors' length, for a model that reads
+// sets of vectors): the one the plan measures, so an utterance of 60 s among ones of 1 s is
+// planned by the longest. Example 0 when it is as long as the data's longest.
+std::size_t longest_example(const Model& model) {
+  const auto* classifier = dynamic_cast<const Classifier*>(&model);
+  if (!classifier || !classifier->data().train.sets || classifier->data().train.size() == 0) return 0;
+  const VectorSets& sets = *classifier->data().train.sets;
+  const auto length = [&](std::size_t row) { return static_cast<std::size_t>(sets.batch({row}).lens(0)); };
+  if (length(0) >= classifier->data().max_len) return 0;
+  std::size_t best = 0;
+  for (std::size_t row = 1, longest = length(0); row < std::min<std::size_t>(sets.size(), 100000); ++row)
+    if (const std::size_t n = length(row); n > longest) longest = n, best = row;
+  return best;
+}
+
 // One training example's activations, measured by building its graph while a TensorMemoryWatch
 // keeps it under `ceiling`: the most one example may take for the run to fit (the memory left
 // over the examples that are in memory at once), so a huge example is refused when it passes
@@ -77,8 +93,9 @@ std::optional<double> one_example_bytes(const RunPlan& plan, Model& model, doubl
   Rng rng(plan.seed);
   const std::string where = plan.values.count("training.batch_size") ? plan.where("training.batch_size") : plan.where("model.name");
   try {
+    const std::size_t example = longest_example(model);
     const TensorMemoryWatch watch(ceiling);
-    return graph_bytes(model.loss({0}, TrainingStep{rng}).loss);
+    return graph_bytes(model.loss({example}, TrainingStep{rng}).loss);
   } catch (const std::bad_alloc&) {  // the watch's ceiling, or the machine's memory
     out.push_back({where, "one training example's activations take more than " + memory_text(std::max(ceiling, 0.0)) + ", and " + at_once +
                               " would not fit in the " + memory_text(limit.bytes) + " this run may use (" + limit.origin +
