@@ -17,8 +17,8 @@ class Rope final : public attn::PositionalScheme {
   explicit Rope(const attn::PositionalArgs& a) : base_(a.options.get<double>("base", 10000.0, 2.0, 1e12)) {
     if (a.head_dim % 2 != 0)
       throw std::invalid_argument("positional scheme 'rope' turns pairs of features, so a head's size must be even; it is " +
-                                  std::to_string(a.head_dim) + " (d_model " + std::to_string(a.dim) + " / " + std::to_string(a.heads) +
-                                  " heads): choose d_model and heads so that d_model / heads is even");
+                                  std::to_string(a.head_dim) + " (a width of " + std::to_string(a.dim) + " over " + std::to_string(a.heads) +
+                                  " heads): choose the model's width (d_model; hidden for gat) and heads so that width / heads is even");
   }
 
   attn::Var rotate(const attn::Var& x, std::size_t first, attn::Role) const override {  // [B', n, p]

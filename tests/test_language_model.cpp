@@ -156,7 +156,7 @@ TEST_CASE("language_model: the tied head reads the embedding; an untied one has 
   CHECK_THAT(refused({{"block", "lstm"}}), Catch::Contains("option 'block' must be one of 'attention_only', 'gpt'"));
   CHECK_THAT(refused({{"mlp_hidden", "64"}}), Catch::Contains("option 'mlp_hidden' is for 'block: gpt'"));
   CHECK_THAT(refused({{"max_len", "8"}}), Catch::Contains("option 'max_len' (8) must be at least the dataset's num_steps (12)"));
-  CHECK_THAT(refused({{"d_model", "12"}, {"heads", "4"}, {"positional", "rope"}}), Catch::Contains("a head's size must be even; it is 3 (d_model 12 / 4 heads)"));
+  CHECK_THAT(refused({{"d_model", "12"}, {"heads", "4"}, {"positional", "rope"}}), Catch::Contains("a head's size must be even; it is 3 (a width of 12 over 4 heads)"));
   CHECK_THAT(refused({{"positional", "rope"}, {"positional_options.bse", "100"}}), Catch::Contains("bse"));
   CHECK_THAT(refused({{"positional", "rotary"}}), Catch::Contains("unknown positional scheme 'rotary'") && Catch::Contains("known: alibi, learned, none, rope, sinusoidal, t5_bias"));
 }

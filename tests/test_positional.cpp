@@ -60,7 +60,7 @@ TEST_CASE("rope: scores depend on the offset only (d2l-neu's 1.7e-6 and 1.4e-5),
 TEST_CASE("rope refuses an odd head size at the positional key, saying which sizes work", "[positional][errors]") {
   ParamStore store;
   CHECK_THROWS_WITH(scheme("rope", store, 10, 2), Catch::Contains("spec.yaml:7:17") && Catch::Contains("a head's size must be even; it is 5") &&
-                                                      Catch::Contains("d_model / heads is even"));
+                                                      Catch::Contains("width / heads is even"));
 }
 
 TEST_CASE("alibi: s_h (j - i) causal, -s_h |i - j| bidirectional, slopes 2^(-8(h+1)/H), on a subset of heads", "[positional]") {

@@ -793,3 +793,19 @@ TEST_CASE("attnlab plot --attention draws a frames run's attention over time abo
   CHECK_THAT(svg, Catch::Contains("&lt;cls&gt;&#39;s attention over time") && Catch::Contains("log-mel frames") && Catch::Contains("seconds"));
   CHECK_THAT(svg, Catch::Contains("example_3") && Catch::Contains("(en-029, "));
 }
+
+TEST_CASE("IDX files: bytes after a gzip stream are refused; only the rows asked for are kept", "[data][idx]") {
+  TempDir dir("attnlab-idx-rows");
+  write_idx(dir / "packed.gz", {3, 2, 2}, "abcdefghijkl", true);
+  std::ofstream(dir / "packed.gz", std::ios::binary | std::ios::app) << "trailing junk";
+  CHECK_THAT(read_error(dir / "packed.gz", 3), Catch::Contains(dir / "packed.gz") && Catch::Contains("bytes follow its gzip data"));
+  for (const bool gzip : {false, true}) {
+    const std::string path = dir / (gzip ? "rows.gz" : "rows");
+    write_idx(path, {3, 2, 2}, "abcdefghijkl", gzip);
+    const IdxArray two = read_idx_bytes(path, 3, 1000, 2);
+    CHECK(two.shape == std::vector<std::size_t>{3, 2, 2});  // the file's shape
+    CHECK(std::string(two.data.begin(), two.data.end()) == "abcdefgh");
+    write_idx(path, {3, 2, 2}, "abcdefghijk", gzip);  // one byte short: found though not kept
+    CHECK_THROWS_WITH(read_idx_bytes(path, 3, 1000, 1), Catch::Contains("truncated"));
+  }
+}

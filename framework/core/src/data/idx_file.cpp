@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include <zlib.h>
@@ -98,6 +99,16 @@ IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t m
   if (sized && size < header + elements)
     throw std::runtime_error(path + ": truncated: the header promises " + std::to_string(elements) + " bytes of data, the file holds " +
                              std::to_string(size - std::min(size, header)));
+  if (!sized && !ec && size >= 4) {  // gzip: its trailer's last 4 bytes count the data mod 2^32; junk after the stream changes them
+    std::ifstream raw(path, std::ios::binary);
+    unsigned char t[4] = {0, 0, 0, 0};
+    raw.seekg(-4, std::ios::end);
+    raw.read(reinterpret_cast<char*>(t), 4);
+    const std::uint32_t counted = t[0] | (std::uint32_t(t[1]) << 8) | (std::uint32_t(t[2]) << 16) | (std::uint32_t(t[3]) << 24);
+    if (raw && counted != static_cast<std::uint32_t>(header + elements))
+      throw std::runtime_error(path + ": bytes follow its gzip data, or the data is damaged (the gzip trailer counts " + std::to_string(counted) +
+                               " bytes, the IDX file is " + std::to_string(header + elements) + "): a damaged or foreign file");
+  }
   unsigned char extra;
   if (sized ? size > header + elements : file.read(&extra, 1) != 0)
     throw std::runtime_error(path + ": goes on after the " + std::to_string(elements) + " bytes its IDX header promises (a damaged or foreign file)");
