@@ -39,8 +39,8 @@ double model_allowance(const MemoryLimit& limit, double data_bytes);
 // model.name.
 SpecError memory_limit_at_key(const RunPlan& plan, const MemoryLimitError& e, const MemoryLimit& limit);
 
-// After the model is built: the activations of a training batch (one example's graph,
-// measured, times the batch, doubled for the gradients), evaluation (256 examples at a time)
+// After the model is built: the activations of a training batch (the graph of the example with
+// the longest input, measured under a TensorMemoryWatch, times the batch, doubled for the gradients), evaluation (256 examples at a time)
 // and `attnlab translate`'s decoding (beam x max_len steps), on top of the data and what the
 // model keeps. A problem goes to `out` at the key responsible.
 void check_training_fits(const RunPlan& plan, Model& model, double data_bytes, double kept_bytes, const MemoryLimit& limit,
