@@ -75,30 +75,29 @@ IdxArray read_idx_bytes(const std::string& path, std::size_t rank, std::size_t m
   // past the rows kept, the pieces are read into one buffer only to check the file's length.
   constexpr std::size_t piece = std::size_t(1) << 20;
   const std::size_t kept = std::min(elements, keep_rows < out.shape[0] ? keep_rows * (elements / out.shape[0]) : elements);
-  std::vector<std::uint8_t> skipped;
   std::error_code ec;
   const std::uint64_t header = 4 + 4 * rank, size = std::filesystem::file_size(path, ec);
   const bool sized = !ec && file.direct();  // a plain file: its length is known without reading past the rows kept
-  for (std::size_t done = 0; done < (sized ? kept : elements);) {
-    const std::size_t want = std::min(piece, (done < kept ? kept : elements) - done);
-    std::uint8_t* into = skipped.data();
-    if (done < kept) {
-      out.data.resize(done + want);
-      into = out.data.data() + done;
-    } else if (skipped.size() < want) {
-      skipped.resize(piece);
-      into = skipped.data();
-    }
-    const std::size_t got = file.read(into, want);
-    done += got;
-    if (done < kept) out.data.resize(done);
-    if (got < want)
-      throw std::runtime_error(path + ": truncated: the header promises " + std::to_string(elements) + " bytes of data, the file holds " +
-                               std::to_string(done));
+  const auto truncated = [&](std::uint64_t held) {
+    return std::runtime_error(path + ": truncated: the header promises " + std::to_string(elements) + " bytes of data, the file holds " +
+                              std::to_string(held));
+  };
+  while (out.data.size() < kept) {
+    const std::size_t at = out.data.size(), want = std::min(piece, kept - at);
+    out.data.resize(at + want);
+    const std::size_t got = file.read(out.data.data() + at, want);
+    out.data.resize(at + got);
+    if (got < want) throw truncated(out.data.size());
   }
-  if (sized && size < header + elements)
-    throw std::runtime_error(path + ": truncated: the header promises " + std::to_string(elements) + " bytes of data, the file holds " +
-                             std::to_string(size - std::min(size, header)));
+  if (!sized) {  // the rest is read only to check the file's length
+    std::vector<std::uint8_t> skipped(std::min(piece, elements - kept));
+    for (std::size_t done = kept; done < elements;) {
+      const std::size_t want = std::min(skipped.size(), elements - done), got = file.read(skipped.data(), want);
+      done += got;
+      if (got < want) throw truncated(done);
+    }
+  }
+  if (sized && size < header + elements) throw truncated(size - std::min(size, header));
   if (!sized && !ec && size >= 4) {  // gzip: its trailer's last 4 bytes count the data mod 2^32; junk after the stream changes them
     std::ifstream raw(path, std::ios::binary);
     unsigned char t[4] = {0, 0, 0, 0};
