@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,9 +44,20 @@ std::string same_results(const std::string& a, const std::string& b) {
   return r.status == 0 ? "" : r.text.empty() ? "compare_results.py failed" : r.text;
 }
 
-// Runs `attnlab ARGS` (split by sh) and SIGKILLs it after `seconds`; true if it was killed
-// (false: it ended first).
-bool killed_after(const std::string& args, double seconds) {
+// Waits (up to 10 s) until no process holds OUTPUT's claim (output_claim.hpp). The commands
+// that read results files work in a child process, which ends a moment after the command is
+// killed: run again at once, the command could say that another attnlab writes the output.
+void wait_for_release(const std::string& output) {
+  const int fd = open((output + ".lock").c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return;
+  for (int tries = 0; tries < 2000 && flock(fd, LOCK_EX | LOCK_NB) != 0; ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  close(fd);
+}
+
+// Runs `attnlab ARGS` (split by sh), which writes OUTPUT, and SIGKILLs it after `seconds`; true
+// if it was killed (false: it ended first).
+bool killed_after(const std::string& args, const std::string& output, double seconds) {
   const std::string command = "exec " + attnlab_exe + " " + args + " >/dev/null 2>&1";
   const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
   pid_t pid = 0;
@@ -57,6 +69,7 @@ bool killed_after(const std::string& args, double seconds) {
     else std::this_thread::sleep_for(std::chrono::milliseconds(5));
   kill(pid, SIGKILL);
   waitpid(pid, &status, 0);
+  wait_for_release(output);
   return WIFSIGNALED(status);
 }
 
@@ -70,7 +83,7 @@ void kill_and_resume(const std::string& args, const std::string& out, int kills,
     const double at = moment(random);
     const bool resume = fs::exists(out);  // killed before the file was in place: nothing to resume
     INFO("kill " << attempt + 1 << " after " << at << " s" << (resume ? " (resuming)" : ""));
-    done += killed_after("run " + spec + " " + args + " --output " + out + (resume ? " --resume" : ""), at);
+    done += killed_after("run " + spec + " " + args + " --output " + out + (resume ? " --resume" : ""), out, at);
     REQUIRE_FALSE(fs::exists(out + ".creating-"));  // (never a partial file under the output's name)
   }
   CHECK(done >= kills / 2);  // most kills landed before the sweep ended
@@ -119,7 +132,7 @@ TEST_CASE("a 24-run sweep killed with SIGKILL at 20 random moments, resumed afte
   kill_and_resume(sweep_24 + " --threads 1", tmp / "killed.h5", 20, 17, 0.6);
   CHECK(same_results(tmp / "whole.h5", tmp / "killed.h5") == "");
   CHECK_FALSE(fs::exists(tmp / "killed.h5.checkpoints"));  // every run written, every checkpoint gone
-  CHECK(other_files(tmp.path.string(), {"whole.h5", "killed.h5"}).empty());
+  CHECK(other_files(tmp.path.string(), {"whole.h5", "killed.h5"}) == std::vector<std::string>{});
 }
 
 TEST_CASE("a shard killed with SIGKILL at 20 random moments, resumed after each, merges into the uninterrupted file",
@@ -133,13 +146,13 @@ TEST_CASE("a shard killed with SIGKILL at 20 random moments, resumed after each,
   std::uniform_real_distribution<double> moment(0.005, 0.3);
   const std::string merge = "merge " + tmp / "merged.h5" + " " + tmp / "p1.h5" + " " + tmp / "p2.h5" + " --force";
   for (int attempt = 0; attempt < 20; ++attempt) {
-    killed_after(merge, moment(random));
+    killed_after(merge, tmp / "merged.h5", moment(random));
     if (fs::exists(tmp / "merged.h5")) CHECK(same_results(tmp / "whole.h5", tmp / "merged.h5") == "");
   }
   REQUIRE(attnlab(merge).status == 0);
   CHECK(same_results(tmp / "whole.h5", tmp / "merged.h5") == "");
   // a killed merge's temporary file (named for its pid) is removed by the next one
-  CHECK(other_files(tmp.path.string(), {"whole.h5", "p1.h5", "p2.h5", "merged.h5"}).empty());
+  CHECK(other_files(tmp.path.string(), {"whole.h5", "p1.h5", "p2.h5", "merged.h5"}) == std::vector<std::string>{});
 }
 
 TEST_CASE("a nearly full file system: run, shard and merge say 'no space left', keep the previous file, leave nothing partial",
@@ -169,6 +182,6 @@ TEST_CASE("a nearly full file system: run, shard and merge say 'no space left', 
     CHECK_THAT(r.text, Catch::Contains(says) && Catch::Contains("free some space"));
     CHECK(same_results(tmp / "out-before.h5", out) == "");
     CHECK(same_results(tmp / "merged-before.h5", merged) == "");
-    CHECK(other_files(small.dir.path.string(), {"out.h5", "merged.h5", "filler"}).empty());
+    CHECK(other_files(small.dir.path.string(), {"out.h5", "merged.h5", "filler"}) == std::vector<std::string>{});
   }
 }

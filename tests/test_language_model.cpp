@@ -316,7 +316,7 @@ TEST_CASE("generate and predict read a prompt as the model's tokens: any UTF-8 c
   INFO(run.text);
   REQUIRE(run.status == 0);
   const std::string file = dir / "lm.h5";
-  for (const std::string& prompt : {"hé", "😀 l", "été"}) {
+  for (const std::string prompt : {"hé", "😀 l", "été"}) {
     const auto written = test::command_output(test::attnlab_exe + " generate " + file + " --prompt '" + prompt + "' --steps 5 2>/dev/null");
     INFO(prompt << ": " << written.text);
     CHECK(written.status == 0);

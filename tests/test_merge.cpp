@@ -3,6 +3,8 @@
 // object, bit for bit, leaving out timings and hosts); and every refusal leaves nothing behind.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -117,16 +119,31 @@ TEST_CASE("merge refuses parts that do not make one sweep, each in one line, wri
   CHECK_THAT(attnlab("merge " + out + " " + p.all()).text, Catch::Contains("already exists; use --force"));
   CHECK(attnlab("merge " + out + " " + p.all() + " --force").status == 0);
   CHECK(same_results(p.whole, out).status == 0);
-  // Temporary copies: a refused merge removes none; a merge removes a dead writer's (no process
-  // has pid 999999999) and never a live one's (this test's own pid stands for a running attnlab).
-  const std::string dead = out + ".writing-999999999", live = out + ".merging-" + std::to_string(getpid());
-  std::ofstream(dead) << "a killed writer's copy";
-  std::ofstream(live) << "a running merge's copy";
+  // Temporary copies: a refused merge removes none. A merge holds the output's claim, which every
+  // writer of the output holds, so it removes every copy killed writers left: a merge's partial
+  // file's own copies, and one named for a process that still runs (this test's pid stands for a
+  // killed command's child that lingers). Names that only look alike are the user's.
+  const std::string pid = std::to_string(getpid());
+  const std::vector<std::string> copies = {out + ".writing-999999999", out + ".merging-" + pid,
+                                           out + ".merging-" + pid + ".creating-" + pid, out + ".merging-7.writing-7"};
+  const std::vector<std::string> users = {out + ".writing-backup", out + ".merging-", out + ".creating-12.old", out + "x.writing-1"};
+  for (const std::string& f : copies) std::ofstream(f) << "a killed writer's copy";
+  for (const std::string& f : users) std::ofstream(f) << "the user's";
   CHECK(attnlab("merge " + out + " " + p.part[0] + " --force").status == 2);
-  CHECK((fs::exists(dead) && fs::exists(live)));
+  for (const std::string& f : copies) CHECK(fs::exists(f));
+  {  // a live writer holds the claim: the merge is refused and takes nothing of it
+    const int lock = open((out + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(flock(lock, LOCK_EX | LOCK_NB) == 0);
+    const auto busy = attnlab("merge " + out + " " + p.all() + " --force");
+    CHECK(busy.status == 2);
+    CHECK_THAT(busy.text, Catch::Contains("is being written by another attnlab command"));
+    for (const std::string& f : copies) CHECK(fs::exists(f));
+    unlink((out + ".lock").c_str());
+    close(lock);
+  }
   CHECK(attnlab("merge " + out + " " + p.all() + " --force").status == 0);
-  CHECK(!fs::exists(dead));
-  CHECK(fs::exists(live));
+  for (const std::string& f : copies) CHECK_FALSE(fs::exists(f));
+  for (const std::string& f : users) CHECK(fs::exists(f));
 }
 
 TEST_CASE("run --shard: bad K/N, more shards than runs, and resuming another shard are refused", "[merge]") {

@@ -136,7 +136,7 @@ void run_section(const ResultsReader& file, const RunInfo& r, std::ostringstream
 
 struct Section {
   std::string id, title, body;
-  std::vector<SectionPart> parts;  // places in it the table of contents lists
+  std::vector<SectionPart> parts = {};  // places in it the table of contents lists
 };
 
 std::vector<Section> sections(const ResultsReader& file, const std::vector<RunInfo>& runs) {

@@ -3,6 +3,7 @@
 // probe_<n>, which `attnlab plot --attention --probe N` and `attnlab report` show.
 #include <cstdio>
 
+#include "lab/files/output_claim.hpp"
 #include "lab/results/summary.hpp"
 #include "trained_run.hpp"
 
@@ -26,6 +27,7 @@ int probe(const std::vector<std::string>& args) {
   const NoGrad no_grad;
   std::vector<ExampleAttention> looked = run.model->record_attention(all);
   for (ExampleAttention& ex : looked) ex.target.clear();  // typed inputs have no target
+  const OutputClaim claim(path, {});  // the probes are stored into the file: no other command writes it meanwhile
   const std::vector<std::string> names = add_probes(path, id, looked);
   for (std::size_t i = 0; i < looked.size(); ++i) {
     std::printf("%s: %s => %s\n", names[i].c_str(), looked[i].source.c_str(), looked[i].prediction.c_str());

@@ -1,6 +1,5 @@
 #include "lab/results/results_format.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -13,7 +12,6 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <set>
 #include <sstream>
 
@@ -290,26 +288,34 @@ void update_atomically(const std::string& path, const std::function<void(Hdf5Fil
   }
 }
 
+namespace {
+
+// Whether `name` is `mine` followed by temporary suffixes (.writing-<pid>, .creating-<pid>,
+// .merging-<pid>), one or more: a merge's partial file has temporary copies of its own.
+bool temporary_copy_of(const std::string& name, const std::string& mine) {
+  if (name.size() == mine.size() || name.rfind(mine, 0) != 0) return false;
+  for (std::size_t at = mine.size(); at < name.size();) {
+    const char* const suffixes[] = {".writing-", ".creating-", ".merging-"};
+    const auto suffix = std::find_if(std::begin(suffixes), std::end(suffixes),
+                                     [&](const char* what) { return name.compare(at, std::strlen(what), what) == 0; });
+    if (suffix == std::end(suffixes)) return false;
+    const std::size_t digits = at + std::strlen(*suffix), end = std::min(name.find_first_not_of("0123456789", digits), name.size());
+    if (end == digits) return false;
+    at = end;
+  }
+  return true;
+}
+
+}  // namespace
+
 void remove_leftovers(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path file(path), dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string(), mine = file.filename().string();
-    for (const char* what : {".writing-", ".creating-", ".merging-"}) {
-      const std::size_t digits = mine.size() + std::strlen(what);
-      if (name.rfind(mine + what, 0) != 0 || digits == name.size() || name.find_first_not_of("0123456789", digits) != std::string::npos)
-        continue;
-      // The copy of a process that still runs (another attnlab on the same output) is its own.
-      const long pid = std::strtol(name.c_str() + digits, nullptr, 10);
-      // Our own pid is a copy of an earlier process that had it (a container's pid 1, say): we
-      // write nothing before this runs.
-      if (pid > 0 && pid <= std::numeric_limits<pid_t>::max() && pid != getpid() &&
-          (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM))
-        continue;
-      fs::remove(entry.path(), ec);
-    }
-  }
+  std::vector<fs::path> leftovers;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (temporary_copy_of(entry.path().filename().string(), file.filename().string())) leftovers.push_back(entry.path());
+  for (const fs::path& leftover : leftovers) fs::remove(leftover, ec);
 }
 
 namespace {

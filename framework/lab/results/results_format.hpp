@@ -110,8 +110,11 @@ void create_results_file(const std::string& path, const ResultsHeader& header); 
 // leaves the file as it was or as changed, never damaged (HDF5 is not safe against a kill in the
 // middle of a write: the next open says `addr overflow`).
 void update_atomically(const std::string& path, const std::function<void(Hdf5File&)>& change);
-// Removes the temporary files (PATH.writing-<pid>, PATH.creating-<pid>, PATH.merging-<pid>) a
-// killed writer left: those whose process no longer runs (a live one's copy is its own).
+// Removes the temporary files (PATH.writing-<pid>, PATH.creating-<pid>, PATH.merging-<pid>,
+// and their own copies) that killed writers left. Called only while holding PATH's OutputClaim
+// (output_claim.hpp): every command that writes PATH holds it, so no live process owns them. (Not
+// whether their process still runs: a killed command's child runs on, or lingers unreaped, for a
+// moment after the kill.)
 void remove_leftovers(const std::string& path);
 void write_run(const std::string& path, const RunRecord& run);  // replaces a run of that id
 void write_summary(const std::string& path, const Summary& summary);
