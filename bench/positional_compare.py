@@ -2,8 +2,13 @@
 """attnlab's experiments/positional-extrapolation.yaml against its PyTorch twin (bench/positional_twin.py)
 and against d2l-neu's printed table: the reproduction's checks, as a Markdown table.
 
-usage: /usr/bin/python3 bench/positional_compare.py RESULTS.h5 TWIN.jsonl [--attnlab build/attnlab]
+usage: /usr/bin/python3 bench/positional_compare.py RESULTS TWIN.jsonl [--attnlab build/attnlab]
        /usr/bin/python3 bench/positional_compare.py --twin TWIN.jsonl   (the twin's runs so far, as docs/reproductions.md shows them)
+       /usr/bin/python3 bench/positional_compare.py --runs RESULTS.h5   (attnlab's runs as JSON lines in the twin's form)
+
+RESULTS is attnlab's results file, or its runs as --runs wrote them (a file ending in .jsonl):
+docs/reproductions.md quotes the comparison of bench/results/positional-attnlab.jsonl, which a
+results file of over 20 MB is not committed for.
 
 Validation perplexity per scheme and context, mean ± std over seeds on each side. The checks:
   - the qualitative result: alibi and none change less than 10% from 128 to 512; rope is the
@@ -16,6 +21,7 @@ Exit status 0 when every check holds, 1 otherwise.
 import csv
 import io
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -34,6 +40,22 @@ def attnlab_side(results, attnlab):
         scheme = row["sweep_point"].split("=")[-1]
         out[scheme] = {c: (float(row[f"valid_ppl@{c}_mean"]), float(row[f"valid_ppl@{c}_std"] or 0)) for c in CONTEXTS}
     return out
+
+
+def attnlab_runs(results):
+    """attnlab's runs, one JSON line each as the twin writes them: scheme, seed, the validation
+    perplexity at each context (the run's lengths/ group), and the run's wall time."""
+    import h5py
+    with h5py.File(results, "r") as f:
+        for run_id, run in f["runs"].items():
+            found = re.fullmatch(r"positional-(\w+)_seed-(\d+)", run_id)
+            if found is None or "lengths" not in run:
+                sys.exit(f"{results}: run '{run_id}' is not a finished run of experiments/positional-extrapolation.yaml")
+            lengths = run["lengths"]
+            ppl = {str(int(n)): float(v) for n, v in zip(lengths["length"][()], lengths["valid_ppl"][()])}
+            print(json.dumps({"positional": found[1], "seed": int(found[2]), "valid_ppl": ppl,
+                              "seconds": round(float(run.attrs["wall_seconds"]), 1)}))
+    return 0
 
 
 def twin_side(path):
@@ -64,10 +86,14 @@ def twin_table(path):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--twin":
         return twin_table(sys.argv[2])
+    if len(sys.argv) == 3 and sys.argv[1] == "--runs":
+        return attnlab_runs(sys.argv[2])
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     attnlab = sys.argv[sys.argv.index("--attnlab") + 1] if "--attnlab" in sys.argv else "build/attnlab"
-    a, t = attnlab_side(sys.argv[1], attnlab), twin_side(sys.argv[2])
+    results = sys.argv[1]
+    a = twin_side(results) if results.endswith(".jsonl") else attnlab_side(results, attnlab)
+    t = twin_side(sys.argv[2])
     failures = []
     print("| scheme | context | attnlab | PyTorch twin | d2l-neu | twin check |")
     print("| --- | --- | --- | --- | --- | --- |")

@@ -11,6 +11,7 @@
 #include "attnlab/plugins/plugin_call.hpp"
 #include "lab/builtins.hpp"
 #include "lab/conformance/conformance.hpp"
+#include "plugin_at_small_sizes.hpp"
 
 namespace attn::cli {
 namespace {
@@ -62,8 +63,8 @@ std::vector<Registered> chosen(const std::vector<Registered>& all, const Argumen
   throw UsageError("--section " + wanted + ": '" + path + "' registers no plugin of that name; it registers " + known);
 }
 
-// --option values the plugin takes: built with them (as `attnlab keys` builds it, at small sizes),
-// it reads every key and refuses no value; a UsageError (exit 2) otherwise, before any check runs.
+// --option values the plugin takes: built with them at small sizes, it reads every key and refuses
+// no value; a UsageError (exit 2) otherwise, before any check runs.
 void check_given_options(const Registries& r, const Registered& p, const ConformanceHints::OptionSet& set) {
   if (set.empty()) return;
   Options o;
@@ -72,13 +73,7 @@ void check_given_options(const Registries& r, const Registered& p, const Conform
   Rng rng(1);
   const ParamScope scope(store, rng, "option_check");
   try {
-    switch (p.kind) {
-      case PluginKind::scoring: r.scoring.create(p.name, ScoringArgs{scope, o, 8, 8}); break;
-      case PluginKind::cell: r.cells.create(p.name, CellArgs{scope, o, 8, 8}); break;
-      case PluginKind::mode: r.modes.create(p.name, ModeArgs{scope, o, 8, 8, 8}); break;
-      case PluginKind::normalizer: r.normalizers.create(p.name, NormalizerArgs{scope, o}); break;
-      case PluginKind::positional: r.positional.create(p.name, PositionalArgs{scope, o, 8, 2, 4, 64, false}); break;
-    }
+    build_at_small_sizes(r, p.kind, p.name, o, scope);
     o.require_all_read(std::string(kind_name(p.kind)) + " '" + without_control_characters(p.name) + "'");
   } catch (const PluginFault&) {
     throw;

@@ -3,7 +3,6 @@
 // text, the options each attention plugin reads, built-ins and loaded ones alike.
 // `attnlab keys SPEC.yaml [--set KEY=VALUE]...`: the options the spec's datasets and models read.
 #include <cstdio>
-#include <functional>
 
 #include "arguments.hpp"
 #include "attnlab/attnlab.hpp"
@@ -11,23 +10,22 @@
 #include "lab/builtins.hpp"
 #include "lab/runner/runner.hpp"
 #include "lab/spec/schema.hpp"
+#include "plugin_at_small_sizes.hpp"
 
 namespace attn::cli {
 namespace {
 
 // One line per plugin of a kind: the options it reads when built with none given (each with its
-// type, default and range), or why it could not be built with the probe's sizes.
-template <class Kind>
-std::string plugin_options(const Kind& registry, const std::string& title,
-                           const std::function<void(const std::string&, const Options&, const ParamScope&)>& build) {
+// type, default and range), or why it could not be built at small sizes.
+std::string plugin_options(const Registries& r, PluginKind kind, const std::vector<std::string>& names, const std::string& title) {
   std::string out = title + "\n";
-  for (const std::string& name : registry.names()) {
+  for (const std::string& name : names) {
     const Options none;
     ParamStore store;
     Rng rng(1);
     std::string line;
     try {
-      build(name, none, ParamScope(store, rng, "probe"));
+      build_at_small_sizes(r, kind, name, none, ParamScope(store, rng, "probe"));
       for (const Options::Asked& a : none.asked())
         line += (line.empty() ? "" : "; ") + a.key + " (" + a.type + ", default " + a.fallback + (a.range.empty() ? "" : ", " + a.range) + ")";
     } catch (const std::exception& e) {
@@ -44,17 +42,11 @@ std::string all_plugin_options(const Registries& r) {
          "a size shows that size. A model takes them under scoring_options, cell_options, mode_options,\n"
          "normalizer_options or positional_options. Options that only another option turns on:\n"
          "docs/plugins.md. A dataset's and a model's options: attnlab keys SPEC.yaml.\n" +
-         plugin_options(r.scoring, "scoring functions",
-                        [&](const std::string& n, const Options& o, const ParamScope& s) { r.scoring.create(n, ScoringArgs{s, o, 8, 8}); }) +
-         plugin_options(r.cells, "RNN cells",
-                        [&](const std::string& n, const Options& o, const ParamScope& s) { r.cells.create(n, CellArgs{s, o, 8, 8}); }) +
-         plugin_options(r.modes, "attention modes",
-                        [&](const std::string& n, const Options& o, const ParamScope& s) { r.modes.create(n, ModeArgs{s, o, 8, 8, 8}); }) +
-         plugin_options(r.normalizers, "normalizers",
-                        [&](const std::string& n, const Options& o, const ParamScope& s) { r.normalizers.create(n, NormalizerArgs{s, o}); }) +
-         plugin_options(r.positional, "positional schemes", [&](const std::string& n, const Options& o, const ParamScope& s) {
-           r.positional.create(n, PositionalArgs{s, o, 8, 2, 4, 64, false});
-         });
+         plugin_options(r, PluginKind::scoring, r.scoring.names(), "scoring functions") +
+         plugin_options(r, PluginKind::cell, r.cells.names(), "RNN cells") +
+         plugin_options(r, PluginKind::mode, r.modes.names(), "attention modes") +
+         plugin_options(r, PluginKind::normalizer, r.normalizers.names(), "normalizers") +
+         plugin_options(r, PluginKind::positional, r.positional.names(), "positional schemes");
 }
 
 int list_keys(const std::vector<std::string>& args) {

@@ -83,6 +83,19 @@ std::size_t longest_example(const Model& model) {
   return best;
 }
 
+// The bytes the longest example takes, measured while a TensorMemoryWatch keeps it under
+// `ceiling` (std::bad_alloc past it): the graph a training step keeps for the gradients, or,
+// `for_evaluation`, the peak of its forward pass without one.
+double example_bytes(const RunPlan& plan, Model& model, double ceiling, bool for_evaluation) {
+  Rng rng(plan.seed);
+  const std::size_t example = longest_example(model);
+  const TensorMemoryWatch watch(ceiling);
+  if (!for_evaluation) return graph_bytes(model.loss({example}, TrainingStep{rng}).loss);
+  const NoGrad no_grad;
+  (void)model.loss({example}, TrainingStep{rng});
+  return watch.peak();
+}
+
 // One training example's activations, measured by building its graph while a TensorMemoryWatch
 // keeps it under `ceiling`: the most one example may take for the run to fit (the memory left
 // over the examples that are in memory at once), so a huge example is refused when it passes
@@ -90,12 +103,9 @@ std::size_t longest_example(const Model& model) {
 // runs) or when the example does not fit or cannot be built: then the problem is in `out`.
 std::optional<double> one_example_bytes(const RunPlan& plan, Model& model, double ceiling, const std::string& at_once,
                                         const MemoryLimit& limit, std::vector<Diagnostic>& out) {
-  Rng rng(plan.seed);
   const std::string where = plan.values.count("training.batch_size") ? plan.where("training.batch_size") : plan.where("model.name");
   try {
-    const std::size_t example = longest_example(model);
-    const TensorMemoryWatch watch(ceiling);
-    return graph_bytes(model.loss({example}, TrainingStep{rng}).loss);
+    return example_bytes(plan, model, ceiling, false);
   } catch (const std::bad_alloc&) {  // the watch's ceiling, or the machine's memory
     out.push_back({where, "one training example's activations take more than " + memory_text(std::max(ceiling, 0.0)) + ", and " + at_once +
                               " would not fit in the " + memory_text(limit.bytes) + " this run may use (" + limit.origin +
@@ -215,13 +225,7 @@ void check_evaluation_fits(const RunPlan& plan, Model& model, double data_bytes,
   const double ceiling = measuring_ceiling(limit.bytes - data_bytes - kept_bytes, chunk);
   double example = 0;
   try {
-    const TensorMemoryWatch watch(ceiling);
-    {
-      const NoGrad no_grad;
-      Rng rng(plan.seed);
-      (void)model.loss({0}, TrainingStep{rng});
-    }
-    example = watch.peak();
+    example = example_bytes(plan, model, ceiling, true);
   } catch (const std::bad_alloc&) {  // passed the ceiling: the chunk would not fit
     out.push_back({where, what + ": one example's activations in evaluation take more than " + memory_text(std::max(ceiling, 0.0)) + ", and " +
                               std::to_string(chunk) + " examples at a time (as evaluation reads them) would not fit in the " +

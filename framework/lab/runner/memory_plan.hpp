@@ -46,8 +46,8 @@ SpecError memory_limit_at_key(const RunPlan& plan, const MemoryLimitError& e, co
 void check_training_fits(const RunPlan& plan, Model& model, double data_bytes, double kept_bytes, const MemoryLimit& limit,
                          std::vector<Diagnostic>& out);
 
-// Evaluation of a built model (at another input length, for evaluation.lengths): one example's
-// forward pass measured (no graph kept) times 256 examples at a time, on top of the data and
+// Evaluation of a built model (at another input length, for evaluation.lengths): the longest
+// example's forward pass measured (no graph kept) times 256 examples at a time, on top of the data and
 // the parameters. A problem goes to `out` at `where`, its message after `what` ("at length 4096").
 void check_evaluation_fits(const RunPlan& plan, Model& model, double data_bytes, double kept_bytes, const MemoryLimit& limit,
                            const std::string& where, const std::string& what, std::vector<Diagnostic>& out);
