@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -494,4 +495,60 @@ TEST_CASE("names holding terminal escapes are printed as text: a run renamed by 
   CHECK(plugins.code == 0);
   CHECK_THAT(plugins.text, Catch::Contains("red?[31m") && Catch::Contains("turns the terminal ?[31mred"));
   CHECK(plugins.text.find('\x1b') == std::string::npos);
+}
+
+namespace {
+
+// The rows of weights translate --attention printed under its heading line that contains `heading`.
+std::vector<std::vector<double>> printed_weights(const std::string& text, const std::string& heading) {
+  std::istringstream lines(text.substr(text.find(heading)));
+  std::string line;
+  std::getline(lines, line);  // the heading
+  std::getline(lines, line);  // the source tokens
+  std::vector<std::vector<double>> rows;
+  while (std::getline(lines, line) && !line.empty() && line.find("attention") == std::string::npos) {
+    std::istringstream fields(line.substr(10));  // after the output token's 8 columns
+    rows.emplace_back(std::istream_iterator<double>(fields), std::istream_iterator<double>());
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("translate --attention --layer L --head H|mean: any layer and head of the cross-attention, or the heads' mean",
+          "[analysis][translate]") {
+  attn::test::TempDir dir("attnlab-translate");
+  const std::string file = dir / "t.h5", sentence = " --run d_model-8_seed-1 --attention \"1 2 3\"";
+  REQUIRE(capture(attnlab_exe + " run " + source_root + "/tests/specs/good/tiny-transformer.yaml --set training.epochs=40 --output " + file)
+              .code == 0);  // (trained to write a few tokens: a few rows)
+  const Output first = capture(attnlab_exe + " translate " + file + sentence + " 2>/dev/null");  // layer 0, head 0 by default
+  REQUIRE(first.code == 0);
+  CHECK_THAT(first.text, Catch::Contains("cross attention, layer 0 of 2, head 0 of 2 (rows: output tokens, columns: source tokens)"));
+  std::vector<std::vector<std::vector<double>>> heads;
+  for (const char* head : {"0", "1"}) {
+    const Output shown = capture(attnlab_exe + " translate " + file + sentence + " --layer 1 --head " + head + " 2>/dev/null");
+    REQUIRE(shown.code == 0);
+    heads.push_back(printed_weights(shown.text, std::string("layer 1 of 2, head ") + head + " of 2"));
+  }
+  const Output mean = capture(attnlab_exe + " translate " + file + sentence + " --layer 1 --head mean 2>/dev/null");
+  REQUIRE(mean.code == 0);
+  const auto rows = printed_weights(mean.text, "layer 1 of 2, the mean of its 2 heads");
+  REQUIRE(rows.size() >= 3);
+  REQUIRE(rows.size() == heads[0].size());
+  CHECK(heads[0] != heads[1]);  // two heads that differ, so the mean is no copy of either
+  for (std::size_t q = 0; q < rows.size(); ++q)
+    for (std::size_t k = 0; k < rows[q].size(); ++k) CHECK(std::abs(rows[q][k] - (heads[0][q][k] + heads[1][q][k]) / 2) <= 0.011);
+  // Out of range, or without --attention: exit 2 before anything is printed.
+  for (const auto& [options, says] : std::vector<std::pair<std::string, std::string>>{
+           {" --layer 2", "--layer must be an integer in [0, 1], got '2'"},
+           {" --head 2", "--head must be a head of the map, 0 to 1, or mean (the heads' mean), got '2'"},
+           {" --head all", "got 'all'"}}) {
+    const Output refused = capture(attnlab_exe + " translate " + file + sentence + options);
+    INFO(options << ": " << refused.text);
+    CHECK(refused.code == 2);
+    CHECK_THAT(refused.text, Catch::Contains(says) && !Catch::Contains("=>"));
+  }
+  const Output without = capture(attnlab_exe + " translate " + file + " --run d_model-8_seed-1 --head 1 \"1 2 3\"");
+  CHECK(without.code == 2);
+  CHECK_THAT(without.text, Catch::Contains("give --attention too"));
 }

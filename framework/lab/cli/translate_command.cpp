@@ -2,35 +2,68 @@
 #include <cstdio>
 
 #include "attnlab/data/text.hpp"
+#include "attnlab/options.hpp"
 #include "trained_run.hpp"
 
 namespace attn::cli {
 namespace {
 
+// Which layer and head --attention shows: --layer L (default 0), --head H or mean (default 0).
+struct ShownHead {
+  const Arguments& a;
+  // (layer, head) of weights [layer, head, steps, n_k]; head == heads for the heads' mean.
+  std::pair<std::size_t, std::size_t> of(const Tensor& w) const {
+    const int layers = static_cast<int>(w.shape()[0]), heads = static_cast<int>(w.shape()[1]);
+    const auto layer = static_cast<std::size_t>(a.integer("--layer", 0, 0, layers - 1));
+    const std::string given = a.value("--head", "0");
+    if (given == "mean") return {layer, w.shape()[1]};
+    const auto head = parse_option<int>(given);
+    if (!head || *head < 0 || *head >= heads)
+      throw UsageError("--head must be a head of the map, 0 to " + std::to_string(heads - 1) + ", or mean (the heads' mean), got '" +
+                       given + "'");
+    return {layer, static_cast<std::size_t>(*head)};
+  }
+};
+
+// The maps --attention prints as tokens against tokens: the decoder's attention to the source.
+bool shown_as_cross(const std::string& name) { return name != "decoder_self" && name != "encoder_self" && name != "decoder_state"; }
+
 // The cross-attention of one translation: one row per output token, one column per source token.
-void print_attention(const Translation& t, const std::vector<std::string>& rows, const std::vector<std::string>& columns) {
+void print_attention(const Translation& t, const std::vector<std::string>& rows, const std::vector<std::string>& columns,
+                     const ShownHead& shown) {
   if (t.attention.empty()) std::printf("  (this model has no attention to show)\n");
   for (const auto& [name, w] : t.attention) {
-    if (name == "decoder_self" || name == "encoder_self") continue;  // shown by `attnlab plot` (token x token)
     if (name == "decoder_state") {
       std::printf("\n  this decoder attends to one key, its own state (its mode forms the keys from the query): it never looks at the source\n");
       continue;
     }
-    std::printf("\n  %s attention, layer 0, head 0 of %zu (rows: output tokens, columns: source tokens)\n", name.c_str(), w.shape()[1]);
+    if (!shown_as_cross(name)) continue;  // self-attention: shown by `attnlab plot` (token x token)
+    const auto [layer, head] = shown.of(w);
+    const std::size_t heads = w.shape()[1];
+    const std::string which = head == heads ? "the mean of its " + std::to_string(heads) + " heads"
+                                            : "head " + std::to_string(head) + " of " + std::to_string(heads);
+    std::printf("\n  %s attention, layer %zu of %zu, %s (rows: output tokens, columns: source tokens)\n", name.c_str(), layer,
+                w.shape()[0], which.c_str());
     std::printf("  %8s", "");
     for (const auto& c : columns) std::printf(" %s", utf8_fit(c, 6).c_str());
     std::printf("\n");
     for (std::size_t q = 0; q < w.shape()[2] && q < rows.size(); ++q) {
       std::printf("  %s", utf8_fit(rows[q], 8).c_str());
-      for (std::size_t k = 0; k < columns.size() && k < w.shape()[3]; ++k) std::printf(" %6.2f", w(0, 0, q, k));
+      for (std::size_t k = 0; k < columns.size() && k < w.shape()[3]; ++k) {
+        double weight = 0;
+        for (std::size_t h = head == heads ? 0 : head; h < (head == heads ? heads : head + 1); ++h) weight += w(layer, h, q, k);
+        std::printf(" %6.2f", head == heads ? weight / static_cast<double>(heads) : weight);
+      }
       std::printf("\n");
     }
   }
 }
 
 int translate(const std::vector<std::string>& args) {
-  const Arguments a(args, {"--attention"}, {"--run", "--beam", "--alpha", "--max-len", "--plugin"});
+  const Arguments a(args, {"--attention"}, {"--run", "--beam", "--alpha", "--max-len", "--plugin", "--layer", "--head"});
   if (a.positional().size() < 2) throw UsageError("expected a results file and at least one sentence");
+  if ((a.has("--layer") || a.has("--head")) && !a.flag("--attention"))
+    throw UsageError("--layer and --head choose the attention --attention prints: give --attention too");
   const ResultsReader file(a.positional()[0]);
   const std::string id = chosen_run(file, a);
   TrainedRun run;
@@ -48,6 +81,9 @@ int translate(const std::vector<std::string>& args) {
       src_ids.resize(room);
     }
     const Translation t = run.decoder->translate(src_ids, decode);
+    if (a.flag("--attention"))  // --layer and --head checked before anything is printed
+      for (const auto& [name, w] : t.attention)
+        if (shown_as_cross(name)) (void)ShownHead{a}.of(w);
     std::printf("%s => %s\n", sentence.c_str(), join_tokens(data.tgt_vocab.decode(t.tokens)).c_str());
     if (t.cache_bytes > 0)
       std::fprintf(stderr, "key/value cache: %.1f KB (the decoder's self-attention and its keys and values of the source, every "
@@ -58,7 +94,7 @@ int translate(const std::vector<std::string>& args) {
     for (int token : src_ids) columns.push_back(data.src_vocab.token(token));
     rows.push_back("<eos>");
     columns.push_back("<eos>");
-    print_attention(t, rows, columns);
+    print_attention(t, rows, columns, ShownHead{a});
   }
   return 0;
 }
@@ -67,11 +103,13 @@ int translate(const std::vector<std::string>& args) {
 
 Command translate_command() {
   return {"translate", "decode new sentences with a trained run of a results file",
-          "usage: attnlab translate RESULTS.h5 [--run ID] [--beam K] [--alpha A] [--max-len N] [--attention]\n"
-          "                         [--plugin PATH]... SENTENCE...\n"
+          "usage: attnlab translate RESULTS.h5 [--run ID] [--beam K] [--alpha A] [--max-len N]\n"
+          "                         [--attention [--layer L] [--head H|mean]] [--plugin PATH]... SENTENCE...\n"
           "  Loads the run's weights and vocabularies and decodes each sentence (greedy, or beam\n"
           "  search with --beam K and length penalty --alpha, default from the spec's evaluation:).\n"
-          "  --attention also prints the cross-attention weights: one row per output token, one column per source token.",
+          "  --attention also prints the cross-attention weights: one row per output token, one\n"
+          "  column per source token, of layer L (default 0) and head H (default 0; mean: the heads'\n"
+          "  mean).",
           translate, true};
 }
 
