@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "lab/builtins.hpp"
+#include "lab/results/results_format.hpp"
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/plugin.hpp"
 #include "attnlab/plugin_loader.hpp"
@@ -204,4 +205,38 @@ TEST_CASE("plugin paths in a spec resolve against the spec's directory; the resu
   const auto found = in(dir / "elsewhere", "translate " + results + " \"1 2 3\" --plugin ../study/moved/libattnlab-cosine.so");
   INFO(found.text);
   CHECK(found.status == 0);
+}
+
+TEST_CASE("run --plugin: each run's stored config lists the library, so the commands that rebuild the run need no --plugin",
+          "[plugins][loader][cli]") {
+  namespace fs = std::filesystem;
+  const test::TempDir dir("attnlab-plugin-option");
+  fs::create_directories(dir.path / "lib");
+  fs::create_directories(dir.path / "elsewhere");
+  fs::copy_file(ATTNLAB_EXAMPLE_PLUGIN, dir.path / "lib" / "libattnlab-cosine.so");
+  std::ofstream(dir / "cosine.yaml") << "dataset: {name: sequence_task, task: reverse, num_train: 64, num_valid: 8, num_steps: 6, max_len: 4}\n"
+                                        "model: {name: seq2seq, embed: 8, hidden: 8, layers: 1, attention: {scoring: cosine}}\n"
+                                        "training: {epochs: 1, batch_size: 32, lr: 0.01}\n";
+  const std::string results = dir / "cosine.h5";
+  const auto in = [&](const std::string& where, const std::string& args) {
+    return test::command_output("cd " + where + " && " + test::attnlab_exe + " " + args + " 2>&1");
+  };
+  const auto ran = in(dir.path.string(), "run cosine.yaml --plugin lib/libattnlab-cosine.so --output " + results);  // a relative path
+  INFO(ran.text);
+  REQUIRE(ran.status == 0);
+  const std::string stored = (dir.path / "lib" / "libattnlab-cosine.so").lexically_normal().string();
+  CHECK_THAT(ResultsReader(results).config("run"), Catch::Contains("plugins:") && Catch::Contains(stored));
+  for (const std::string& command : {"translate " + results + " \"1 2 3\"", "probe " + results + " \"1 2 3\""}) {
+    const auto rebuilt = in(dir / "elsewhere", command);
+    INFO(command << "\n" << rebuilt.text);
+    CHECK(rebuilt.status == 0);
+  }
+  // Resuming needs the same libraries: the configs must agree.
+  CHECK(in(dir.path.string(), "run cosine.yaml --plugin lib/libattnlab-cosine.so --output " + results + " --resume").status == 0);
+  // The library moved: the stored path names where it was; --plugin names where it is now.
+  fs::rename(dir.path / "lib", dir.path / "moved");
+  const auto lost = in(dir / "elsewhere", "translate " + results + " \"1 2 3\"");
+  CHECK(lost.status == 2);
+  CHECK_THAT(lost.text, Catch::Contains(stored));
+  CHECK(in(dir / "elsewhere", "translate " + results + " \"1 2 3\" --plugin ../moved/libattnlab-cosine.so").status == 0);
 }

@@ -127,9 +127,9 @@ std::unique_ptr<RunParts> rebuilt_run(const ResultsReader& file, const std::stri
   std::unique_ptr<RunParts> parts;
   try {
     parts = build_run(plan, registries, spec_dir);
-  } catch (const SpecError& e) {  // a plugin the run was trained with, given to `run --plugin`, is not in the stored spec
+  } catch (const SpecError& e) {  // a plugin no library of the stored config registers (a config that did not list them all)
     if (e.message().rfind("unknown ", 0) != 0) throw;
-    throw SpecError(e.where(), e.message() + (a.all("--plugin").empty() ? "; a run trained with `attnlab run --plugin PATH` needs the same --plugin PATH here"
+    throw SpecError(e.where(), e.message() + (a.all("--plugin").empty() ? "; give the library that registers it with --plugin PATH"
                                                                         : "; no --plugin library given registers it"));
   }
   load_parameters(parts->params, file, id);

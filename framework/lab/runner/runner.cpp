@@ -55,11 +55,10 @@ struct Prepared {
 };
 
 // What `run` reads, which its output must not be: the spec, the data files, the plugins.
-std::vector<InputFile> inputs_of(const Prepared& p, const std::string& spec_path, const RunnerOptions& o) {
+std::vector<InputFile> inputs_of(const Prepared& p, const std::string& spec_path) {
   std::vector<InputFile> inputs{{spec_path, "the spec"}};
   for (const std::string& file : p.footprint.data_files) inputs.push_back({file, "a data file the spec reads"});
-  for (const std::string& plugin : p.spec.plugins) inputs.push_back({plugin, "a plugin the spec loads"});
-  for (const std::string& plugin : o.plugins) inputs.push_back({plugin, "a plugin given with --plugin"});
+  for (const std::string& plugin : p.spec.plugins) inputs.push_back({plugin, "a plugin the run loads (plugins: or --plugin)"});
   return inputs;
 }
 
@@ -76,7 +75,7 @@ MemoryLimit memory_limit(const RunnerOptions& options, std::size_t runs) {
 
 // Reads and validates everything; returns nothing and fills `diags` when there are problems.
 std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOptions& options, std::vector<Diagnostic>& diags) {
-  SpecResult read = read_spec(spec_path, options.overrides);
+  SpecResult read = read_spec(spec_path, options.overrides, options.plugins);
   if (!read.spec) {
     diags = std::move(read.diagnostics);
     return nullptr;
@@ -90,13 +89,6 @@ std::unique_ptr<Prepared> prepare(const std::string& spec_path, const RunnerOpti
       load_plugin(p->spec.plugins[i], p->registries);
     } catch (const std::exception& e) {
       diags.push_back({plugin_where.at("plugins").item_where.at(i), e.what()});
-    }
-  }
-  for (const std::string& path : options.plugins) {
-    try {
-      load_plugin(path, p->registries);
-    } catch (const std::exception& e) {
-      diags.push_back({"--plugin " + path, e.what()});
     }
   }
   p->memory = memory_limit(options, p->spec.runs.size());
@@ -122,7 +114,7 @@ std::optional<std::string> output_problem(const Prepared& p, const std::string& 
   std::error_code ec;
   if (const std::string problem = output_file_problem(path, "output"); !problem.empty()) return problem;
   try {
-    claim.emplace(path, inputs_of(p, spec_path, o));
+    claim.emplace(path, inputs_of(p, spec_path));
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -322,7 +314,7 @@ std::pair<std::size_t, std::size_t> shard_range(std::size_t runs, const Shard& s
 std::optional<SweepOutline> outline_sweep(const std::string& spec_path, const RunnerOptions& options) {
   const auto p = prepare_or_print(spec_path, options);
   if (!p) return std::nullopt;
-  SweepOutline o{p->spec.name, p->output, {}, inputs_of(*p, spec_path, options), p->spec.text, {}};
+  SweepOutline o{p->spec.name, p->output, {}, inputs_of(*p, spec_path), p->spec.text, {}};
   for (const RunPlan& r : p->spec.runs) {
     o.run_ids.push_back(r.id);
     o.configs.push_back(r.config_yaml());

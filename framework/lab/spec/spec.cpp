@@ -76,6 +76,21 @@ void resolve_plugin_paths(SpecTable& table, const std::string& spec_directory) {
   }
 }
 
+// --plugin libraries join the spec's `plugins`, absolute as the resolved ones are; each is
+// named in messages as the option that gave it.
+void add_command_line_plugins(SpecTable& table, const std::vector<std::string>& plugins) {
+  if (plugins.empty()) return;
+  SpecValue& listed = table["plugins"];
+  if (listed.where.empty()) listed.where = "--plugin";
+  listed.is_list = true;
+  for (const std::string& path : plugins) {
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    listed.items.push_back(ec || path.empty() ? path : absolute.lexically_normal().string());
+    listed.item_where.push_back("--plugin " + path);
+  }
+}
+
 // Each diagnostic once (sweep points share most of their keys).
 void append_new(const std::vector<Diagnostic>& found, std::vector<Diagnostic>& diags) {
   for (const Diagnostic& d : found)
@@ -161,7 +176,7 @@ std::string unreadable_spec(const std::string& path) {
 
 }  // namespace
 
-SpecResult read_spec(const std::string& path, const std::vector<std::string>& overrides) {
+SpecResult read_spec(const std::string& path, const std::vector<std::string>& overrides, const std::vector<std::string>& plugins) {
   if (const std::string why = unreadable_spec(path); !why.empty()) {
     SpecResult result;
     result.diagnostics.push_back({path, "cannot read the spec: " + why});
@@ -170,10 +185,11 @@ SpecResult read_spec(const std::string& path, const std::vector<std::string>& ov
   std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return read_spec_text(buffer.str(), path, overrides);
+  return read_spec_text(buffer.str(), path, overrides, plugins);
 }
 
-SpecResult read_spec_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides) {
+SpecResult read_spec_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides,
+                          const std::vector<std::string>& plugins) {
   SpecResult result;
   const auto root = parse_yaml(text, path, result.diagnostics);
   if (!root) return result;
@@ -185,6 +201,7 @@ SpecResult read_spec_text(const std::string& text, const std::string& path, cons
   spec.text = text;
   spec.directory = std::filesystem::path(path).parent_path().string();
   resolve_plugin_paths(written.table, spec.directory);
+  add_command_line_plugins(written.table, plugins);
   read_spec_level_keys(written.table, spec);
   if (plan_runs(written, spec, result.diagnostics) && result.diagnostics.empty()) result.spec = std::move(spec);
   return result;

@@ -90,9 +90,13 @@ struct SpecResult {
 };
 
 // Reads, checks against the schema and expands `path`; overrides are "key=value" (--set).
-// Plugin-level checks need the registries (see validate_runs).
-SpecResult read_spec(const std::string& path, const std::vector<std::string>& overrides);
+// `plugins` are libraries given on the command line (--plugin): they join the spec's `plugins`,
+// after its own, so each run's stored config lists every library it was trained with and the
+// commands that rebuild a run load them. Plugin-level checks need the registries (see validate_runs).
+SpecResult read_spec(const std::string& path, const std::vector<std::string>& overrides,
+                     const std::vector<std::string>& plugins = {});
 // The same for YAML text; `path` names it in messages and anchors relative paths.
-SpecResult read_spec_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides);
+SpecResult read_spec_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides,
+                          const std::vector<std::string>& plugins = {});
 
 }  // namespace attn
