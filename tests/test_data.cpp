@@ -13,6 +13,7 @@
 #include "lab/builtins.hpp"
 #include "attnlab/data/text.hpp"
 #include "attnlab/registries.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
 
@@ -31,11 +32,11 @@ Data load(const std::string& dataset, const std::vector<std::pair<std::string, s
   return source->load(rng);
 }
 
+// A new file holding `content`, in a directory of this process removed when it ends.
 std::string temp_file(const std::string& content) {
-  char name[] = "/tmp/attnlab-data-XXXXXX";
-  const int fd = mkstemp(name);
-  REQUIRE(fd >= 0);
-  close(fd);
+  static const attn::test::TempDir dir("attnlab-data");
+  static std::size_t files = 0;
+  const std::string name = dir / ("file-" + std::to_string(++files));
   std::ofstream(name, std::ios::binary) << content;
   return name;
 }
