@@ -49,7 +49,7 @@ def attnlab_runs(results):
     with h5py.File(results, "r") as f:
         for run_id, run in f["runs"].items():
             found = re.fullmatch(r"positional-(\w+)_seed-(\d+)", run_id)
-            if found is None or "lengths" not in run:
+            if found is None or "lengths" not in run or run.attrs["status"] not in (b"finished", b"early_stopped"):
                 sys.exit(f"{results}: run '{run_id}' is not a finished run of experiments/positional-extrapolation.yaml")
             lengths = run["lengths"]
             ppl = {str(int(n)): float(v) for n, v in zip(lengths["length"][()], lengths["valid_ppl"][()])}

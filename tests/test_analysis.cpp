@@ -501,6 +501,7 @@ namespace {
 
 // The rows of weights translate --attention printed under its heading line that contains `heading`.
 std::vector<std::vector<double>> printed_weights(const std::string& text, const std::string& heading) {
+  REQUIRE(text.find(heading) != std::string::npos);
   std::istringstream lines(text.substr(text.find(heading)));
   std::string line;
   std::getline(lines, line);  // the heading
@@ -519,8 +520,9 @@ TEST_CASE("translate --attention --layer L --head H|mean: any layer and head of 
           "[analysis][translate]") {
   attn::test::TempDir dir("attnlab-translate");
   const std::string file = dir / "t.h5", sentence = " --run d_model-8_seed-1 --attention \"1 2 3\"";
-  REQUIRE(capture(attnlab_exe + " run " + source_root + "/tests/specs/good/tiny-transformer.yaml --set training.epochs=40 --output " + file)
-              .code == 0);  // (trained to write a few tokens: a few rows)
+  REQUIRE(capture(attnlab_exe + " run " + source_root + "/tests/specs/good/tiny-transformer.yaml --set training.epochs=40 "
+                         "--set 'sweep.model.d_model=[8]' --set 'sweep.seed=[1]' --output " + file)
+              .code == 0);  // (one run, trained to write a few tokens: a few rows)
   const Output first = capture(attnlab_exe + " translate " + file + sentence + " 2>/dev/null");  // layer 0, head 0 by default
   REQUIRE(first.code == 0);
   CHECK_THAT(first.text, Catch::Contains("cross attention, layer 0 of 2, head 0 of 2 (rows: output tokens, columns: source tokens)"));
@@ -551,4 +553,13 @@ TEST_CASE("translate --attention --layer L --head H|mean: any layer and head of 
   const Output without = capture(attnlab_exe + " translate " + file + " --run d_model-8_seed-1 --head 1 \"1 2 3\"");
   CHECK(without.code == 2);
   CHECK_THAT(without.text, Catch::Contains("give --attention too"));
+  // A model without attention to the source: --layer and --head choose nothing.
+  const std::string plain = dir / "plain.h5";
+  std::ofstream(dir / "plain.yaml") << "dataset: {name: sequence_task, task: reverse, num_train: 64, num_valid: 8, num_steps: 6, max_len: 4}\n"
+                                       "model: {name: seq2seq, embed: 8, hidden: 8, layers: 1, attention: none}\n"
+                                       "training: {epochs: 1, batch_size: 32, lr: 0.01}\n";
+  REQUIRE(capture(attnlab_exe + " run " + (dir / "plain.yaml") + " --output " + plain).code == 0);
+  const Output nothing = capture(attnlab_exe + " translate " + plain + " --attention --layer 0 \"1 2 3\"");
+  CHECK(nothing.code == 2);
+  CHECK_THAT(nothing.text, Catch::Contains("this model has no attention to the source to show") && !Catch::Contains("=>"));
 }

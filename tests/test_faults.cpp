@@ -50,8 +50,9 @@ std::string same_results(const std::string& a, const std::string& b) {
 void wait_for_release(const std::string& output) {
   const int fd = open((output + ".lock").c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return;
-  for (int tries = 0; tries < 2000 && flock(fd, LOCK_EX | LOCK_NB) != 0; ++tries)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  int tries = 0;
+  for (; tries < 2000 && flock(fd, LOCK_EX | LOCK_NB) != 0; ++tries) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (tries == 2000) FAIL_CHECK(output << ": its claim is still held 10 s after the command was killed");
   close(fd);
 }
 

@@ -115,7 +115,8 @@ TEST_CASE("attnlab check: a library cut short does not load (exit 2); an --optio
   CHECK_THAT(twice.text, Catch::Contains("--option temperature is given twice"));
 }
 
-TEST_CASE("attnlab check: an --option the plugin does not take is a bad command line (exit 2), before any check", "[plugins][sdk]") {
+TEST_CASE("attnlab check: an --option the plugin does not take is a bad command line (exit 2), before any check",
+          "[plugins][crashes]") {
   const std::string cosine = ATTNLAB_EXAMPLE_PLUGIN;
   for (const auto& [option, says] : std::vector<std::pair<std::string, std::string>>{
            {"nope=1", "unknown option 'nope'"}, {"temperature=abc", "temperature"}, {"temperature=-5", "temperature"}}) {

@@ -150,7 +150,7 @@ TEST_CASE("misbehaving plugins fail only their own runs, with an error naming th
     o.plugins = {path};
     const auto diags = check_spec(source_root + "/tests/specs/good/plugin-throws.yaml", o);
     REQUIRE(diags.size() == 1);
-    const std::string stored = std::filesystem::absolute(path).lexically_normal().string();  // as each run's config keeps it
+    const std::string stored = std::filesystem::weakly_canonical(path).string();  // as each run's config keeps it
     CHECK_THAT(diags[0].str(), Catch::StartsWith("--plugin " + path + ": plugin '" + stored + "': "));
   }
 }

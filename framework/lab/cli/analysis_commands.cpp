@@ -278,7 +278,7 @@ Command plot_command() {
           "                      the heads fused, the residual added, the layers multiplied\n"
           "    --rollout gradient      Chefer et al. 2021: each layer's heads weighed by dy/dA * A (y: the\n"
           "                      log-likelihood of the model's own prediction); rebuilds the run's model\n"
-          "                      (--plugin PATH for plugins the spec does not name)\n"
+          "                      (--plugin PATH for a plugin library that moved)\n"
           "    --flow mean|max|min     the same as a maximum flow through the layers (up to 64 positions)\n"
           "  --curves          per-epoch metrics of several runs overlaid\n"
           "    --run ID (repeatable; default every run) --metric NAME (repeatable; default the losses)\n"

@@ -81,9 +81,12 @@ int translate(const std::vector<std::string>& args) {
       src_ids.resize(room);
     }
     const Translation t = run.decoder->translate(src_ids, decode);
-    if (a.flag("--attention"))  // --layer and --head checked before anything is printed
+    if (a.flag("--attention") && (a.has("--layer") || a.has("--head"))) {  // checked before anything is printed
+      std::size_t cross = 0;
       for (const auto& [name, w] : t.attention)
-        if (shown_as_cross(name)) (void)ShownHead{a}.of(w);
+        if (shown_as_cross(name)) (void)ShownHead{a}.of(w), ++cross;
+      if (cross == 0) throw UsageError("this model has no attention to the source to show: --layer and --head choose nothing");
+    }
     std::printf("%s => %s\n", sentence.c_str(), join_tokens(data.tgt_vocab.decode(t.tokens)).c_str());
     if (t.cache_bytes > 0)
       std::fprintf(stderr, "key/value cache: %.1f KB (the decoder's self-attention and its keys and values of the source, every "

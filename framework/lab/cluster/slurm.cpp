@@ -13,6 +13,7 @@
 #include "lab/files/whole_file.hpp"
 #include "lab/results/results_format.hpp"
 #include "lab/runner/runner.hpp"
+#include "lab/spec/spec.hpp"
 
 namespace attn {
 namespace {
@@ -26,7 +27,8 @@ std::string quoted(const std::string& word) {
   return out + "'";
 }
 
-std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
+// (Symbolic links resolved, not folded: `link/../x` is where the link's target's parent holds x.)
+std::string absolute(const std::string& path) { return fs::weakly_canonical(fs::absolute(path)).string(); }
 
 // The attnlab binary running now (tasks run the same one).
 std::string this_program() {
@@ -59,7 +61,7 @@ std::string stale_because(const ResultsReader& part, const ResultsHeader& header
   for (const RunInfo& r : part.runs()) {
     const auto id = std::find(sweep.run_ids.begin(), sweep.run_ids.end(), r.id);
     if (id == sweep.run_ids.end()) return "it holds run '" + r.id + "', which this sweep does not plan";
-    if (part.config(r.id) != sweep.configs[static_cast<std::size_t>(id - sweep.run_ids.begin())])
+    if (!same_run_configuration(part.config(r.id), sweep.configs[static_cast<std::size_t>(id - sweep.run_ids.begin())]))
       return "its run '" + r.id + "' was made with another configuration (other --set values?)";
   }
   return "";

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "lab/results/results_format.hpp"
+#include "lab/spec/spec.hpp"
 
 namespace attn {
 
@@ -26,7 +27,7 @@ void save_checkpoint(const Trainer& trainer, const RunCheckpoint& checkpoint) {
 
 std::size_t load_checkpoint(Trainer& trainer, const RunCheckpoint& checkpoint) {
   if (!checkpoint.resume || !fs::exists(checkpoint.path)) return 0;
-  if (checkpoint_config(checkpoint.path) != checkpoint.config)
+  if (!same_run_configuration(checkpoint_config(checkpoint.path), checkpoint.config))
     throw FileError(checkpoint.path + ": this checkpoint was made with another configuration of the run "
                                       "(different --set?); delete it to start the run from scratch");
   try {

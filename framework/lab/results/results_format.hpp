@@ -113,8 +113,8 @@ void update_atomically(const std::string& path, const std::function<void(Hdf5Fil
 // Removes the temporary files (PATH.writing-<pid>, PATH.creating-<pid>, PATH.merging-<pid>,
 // and their own copies) that killed writers left. Called only while holding PATH's OutputClaim
 // (output_claim.hpp): every command that writes PATH holds it, so no live process owns them. (Not
-// whether their process still runs: a killed command's child runs on, or lingers unreaped, for a
-// moment after the kill.)
+// whether the process the name gives still runs: a killed command's child runs on for a moment
+// after the kill, and kill(pid, 0) says an unreaped process runs.)
 void remove_leftovers(const std::string& path);
 void write_run(const std::string& path, const RunRecord& run);  // replaces a run of that id
 void write_summary(const std::string& path, const Summary& summary);

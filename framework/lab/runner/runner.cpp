@@ -182,7 +182,7 @@ std::optional<int> runs_done_before(const Prepared& p, const RunnerOptions& opti
     }
     for (const RunInfo& r : existing.runs()) {
       const auto plan = std::find_if(p.spec.runs.begin(), p.spec.runs.end(), [&](const RunPlan& x) { return x.id == r.id; });
-      if (plan != p.spec.runs.end() && existing.config(r.id) != plan->config_yaml()) {
+      if (plan != p.spec.runs.end() && !same_run_configuration(existing.config(r.id), plan->config_yaml())) {
         std::fprintf(stderr, "attnlab run: --resume: run '%s' in '%s' was made with another configuration (different --set?); "
                              "resume with the same spec and overrides (or start anew with --force)\n", r.id.c_str(), p.output.c_str());
         return 2;

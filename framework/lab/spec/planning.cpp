@@ -87,6 +87,27 @@ std::string RunPlan::config_yaml() const {
   return out.c_str();
 }
 
+namespace {
+
+std::string without_plugins(const std::string& config) {
+  YAML::Node node = YAML::Load(config);
+  if (node.IsMap()) node.remove("plugins");
+  YAML::Emitter out;
+  out << node;
+  return out.c_str();
+}
+
+}  // namespace
+
+bool same_run_configuration(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  try {
+    return without_plugins(a) == without_plugins(b);
+  } catch (const YAML::Exception&) {  // a stored config another program damaged: not the same
+    return false;
+  }
+}
+
 SweepPoint RunPlan::overrides() const {
   SweepPoint out;
   for (const auto& [key, v] : values)

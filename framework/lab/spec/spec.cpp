@@ -72,7 +72,7 @@ void resolve_plugin_paths(SpecTable& table, const std::string& spec_directory) {
   for (std::string& path : it->second.items) {
     const std::string found = resolve_data_path(path, spec_directory);
     std::error_code ec;
-    if (std::filesystem::exists(found, ec)) path = std::filesystem::absolute(found, ec).lexically_normal().string();
+    if (std::filesystem::exists(found, ec)) path = std::filesystem::weakly_canonical(std::filesystem::absolute(found), ec).string();
   }
 }
 
@@ -85,8 +85,8 @@ void add_command_line_plugins(SpecTable& table, const std::vector<std::string>& 
   listed.is_list = true;
   for (const std::string& path : plugins) {
     std::error_code ec;
-    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-    listed.items.push_back(ec || path.empty() ? path : absolute.lexically_normal().string());
+    const std::filesystem::path absolute = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
+    listed.items.push_back(ec ? path : absolute.string());
     listed.item_where.push_back("--plugin " + path);
   }
 }
@@ -191,6 +191,9 @@ SpecResult read_spec(const std::string& path, const std::vector<std::string>& ov
 SpecResult read_spec_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides,
                           const std::vector<std::string>& plugins) {
   SpecResult result;
+  for (const std::string& plugin : plugins)
+    if (plugin.empty()) result.diagnostics.push_back({"--plugin ''", "an empty path: give the path of a plugin library (a .so file)"});
+  if (!result.diagnostics.empty()) return result;
   const auto root = parse_yaml(text, path, result.diagnostics);
   if (!root) return result;
   WrittenSpec written = read_written_spec(*root, path, overrides, result.diagnostics);
