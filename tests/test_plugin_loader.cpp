@@ -231,6 +231,11 @@ TEST_CASE("run --plugin: each run's stored config lists the library, so the comm
     INFO(command << "\n" << rebuilt.text);
     CHECK(rebuilt.status == 0);
   }
+  // With `--set plugins=[...]` too, the --plugin library is listed but is no --set value.
+  const std::string both = dir / "both.h5";
+  REQUIRE(in(dir.path.string(), "run cosine.yaml --set 'plugins=[]' --plugin lib/libattnlab-cosine.so --output " + both).status == 0);
+  CHECK_THAT(ResultsReader(both).config("run"), Catch::Contains(stored));
+  CHECK(ResultsReader(both).run("run").overrides == SweepPoint{{"plugins", "[]"}});
   // Resuming needs the same libraries: the configs must agree.
   CHECK(in(dir.path.string(), "run cosine.yaml --plugin lib/libattnlab-cosine.so --output " + results + " --resume").status == 0);
   // The library moved: the stored path names where it was; --plugin names where it is now.

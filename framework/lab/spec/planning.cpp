@@ -113,7 +113,8 @@ SweepPoint RunPlan::overrides() const {
   for (const auto& [key, v] : values)
     if (v.where.rfind(set_origin, 0) == 0) {
       std::string text;
-      for (const std::string& item : v.items) text += (text.empty() ? "" : ", ") + item;
+      for (std::size_t i = 0; i < v.items.size(); ++i)  // (libraries --plugin added to a --set plugins list are no --set value)
+        if (i >= v.item_where.size() || v.item_where[i].rfind("--plugin ", 0) != 0) text += (text.empty() ? "" : ", ") + v.items[i];
       out.emplace_back(key, v.is_list ? "[" + text + "]" : text);
     }
   return out;
