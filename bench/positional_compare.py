@@ -103,7 +103,7 @@ def main():
             if c == "128":
                 ok, rule = abs(ma - mt) <= 0.05 * mt, f"{abs(ma - mt) / mt:.1%} of the twin (≤ 5%)"
             else:
-                ok, rule = abs(ma - mt) <= 2 * max(sa, st), f"|Δ| {abs(ma - mt):.2f} vs 2σ {2 * max(sa, st):.2f}"
+                ok, rule = abs(ma - mt) <= 2 * max(sa, st), f"difference {abs(ma - mt):.2f} vs 2σ {2 * max(sa, st):.2f}"
             failures += [] if ok else [f"{s} at {c}: {rule}"]
             print(f"| {s} | {c} | {ma:.2f} ± {sa:.2f} | {mt:.2f} ± {st:.2f} | {D2L_NEU[s][k]} | {'holds' if ok else 'FAILS'}: {rule} |")
     mean = {s: {c: a[s][c][0] for c in CONTEXTS} for s in SCHEMES}

@@ -320,3 +320,18 @@ TEST_CASE("docs/reproductions.md quotes the PyTorch twin's positional runs as be
   REQUIRE_THAT(table.text, Catch::StartsWith("| scheme | seeds | twin |"));
   CHECK_THAT(attn::test::read_text(attn::test::source_root + "/docs/reproductions.md"), Catch::Contains(table.text));
 }
+
+TEST_CASE("docs/reproductions.md quotes the comparison of attnlab's positional runs with their PyTorch twin as the committed runs give it",
+          "[docs][reproduction]") {
+  // bench/results/positional-attnlab.jsonl: `positional_compare.py --runs` of the full-size sweep's results file.
+  const std::string bench = attn::test::source_root + "/bench/";
+  const auto compared = attn::test::command_output("/usr/bin/python3 " + bench + "positional_compare.py " + bench +
+                                                   "results/positional-attnlab.jsonl " + bench + "results/positional-twin.jsonl");
+  INFO(compared.text);
+  REQUIRE((compared.status == 0 || compared.status == 1));  // 1: a check fails, which the page must then say
+  REQUIRE_THAT(compared.text, Catch::StartsWith("| scheme | context | attnlab | PyTorch twin | d2l-neu | twin check |"));
+  const std::string page = attn::test::read_text(attn::test::source_root + "/docs/reproductions.md");
+  std::istringstream lines(compared.text);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) CHECK_THAT(page, Catch::Contains(line));
+}
