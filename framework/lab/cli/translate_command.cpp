@@ -8,29 +8,31 @@
 namespace attn::cli {
 namespace {
 
-// Which layer and head --attention shows: --layer L (default 0), --head H or mean (default 0).
-struct ShownHead {
-  const Arguments& a;
-  // (layer, head) of weights [layer, head, steps, n_k]; head == heads for the heads' mean.
-  std::pair<std::size_t, std::size_t> of(const Tensor& w) const {
-    const int layers = static_cast<int>(w.shape()[0]), heads = static_cast<int>(w.shape()[1]);
-    const auto layer = static_cast<std::size_t>(a.integer("--layer", 0, 0, layers - 1));
-    const std::string given = a.value("--head", "0");
-    if (given == "mean") return {layer, w.shape()[1]};
-    const auto head = parse_option<int>(given);
-    if (!head || *head < 0 || *head >= heads)
-      throw UsageError("--head must be a head of the map, 0 to " + std::to_string(heads - 1) + ", or mean (the heads' mean), got '" +
-                       given + "'");
-    return {layer, static_cast<std::size_t>(*head)};
-  }
-};
-
 // The maps --attention prints as tokens against tokens: the decoder's attention to the source.
 bool shown_as_cross(const std::string& name) { return name != "decoder_self" && name != "encoder_self" && name != "decoder_state"; }
 
+// What --attention prints of a map [layer, head, steps, n_k]: layer L of --layer (default 0) and
+// heads [first, last) of --head H (default 0), or all of them for --head mean.
+struct ShownHeads {
+  std::size_t layer, first, last;
+  bool mean() const { return last - first > 1; }
+};
+
+ShownHeads shown_heads(const Arguments& a, const Tensor& w) {
+  const int layers = static_cast<int>(w.shape()[0]), heads = static_cast<int>(w.shape()[1]);
+  const auto layer = static_cast<std::size_t>(a.integer("--layer", 0, 0, layers - 1));
+  const std::string given = a.value("--head", "0");
+  if (given == "mean") return {layer, 0, w.shape()[1]};
+  const auto head = parse_option<int>(given);
+  if (!head || *head < 0 || *head >= heads)
+    throw UsageError("--head must be a head of the map, 0 to " + std::to_string(heads - 1) + ", or mean (the heads' mean), got '" +
+                     given + "'");
+  return {layer, static_cast<std::size_t>(*head), static_cast<std::size_t>(*head) + 1};
+}
+
 // The cross-attention of one translation: one row per output token, one column per source token.
 void print_attention(const Translation& t, const std::vector<std::string>& rows, const std::vector<std::string>& columns,
-                     const ShownHead& shown) {
+                     const Arguments& a) {
   if (t.attention.empty()) std::printf("  (this model has no attention to show)\n");
   for (const auto& [name, w] : t.attention) {
     if (name == "decoder_state") {
@@ -38,11 +40,11 @@ void print_attention(const Translation& t, const std::vector<std::string>& rows,
       continue;
     }
     if (!shown_as_cross(name)) continue;  // self-attention: shown by `attnlab plot` (token x token)
-    const auto [layer, head] = shown.of(w);
+    const ShownHeads shown = shown_heads(a, w);
     const std::size_t heads = w.shape()[1];
-    const std::string which = head == heads ? "the mean of its " + std::to_string(heads) + " heads"
-                                            : "head " + std::to_string(head) + " of " + std::to_string(heads);
-    std::printf("\n  %s attention, layer %zu of %zu, %s (rows: output tokens, columns: source tokens)\n", name.c_str(), layer,
+    const std::string which = shown.mean() ? "the mean of its " + std::to_string(heads) + " heads"
+                                           : "head " + std::to_string(shown.first) + " of " + std::to_string(heads);
+    std::printf("\n  %s attention, layer %zu of %zu, %s (rows: output tokens, columns: source tokens)\n", name.c_str(), shown.layer,
                 w.shape()[0], which.c_str());
     std::printf("  %8s", "");
     for (const auto& c : columns) std::printf(" %s", utf8_fit(c, 6).c_str());
@@ -51,8 +53,8 @@ void print_attention(const Translation& t, const std::vector<std::string>& rows,
       std::printf("  %s", utf8_fit(rows[q], 8).c_str());
       for (std::size_t k = 0; k < columns.size() && k < w.shape()[3]; ++k) {
         double weight = 0;
-        for (std::size_t h = head == heads ? 0 : head; h < (head == heads ? heads : head + 1); ++h) weight += w(layer, h, q, k);
-        std::printf(" %6.2f", head == heads ? weight / static_cast<double>(heads) : weight);
+        for (std::size_t h = shown.first; h < shown.last; ++h) weight += w(shown.layer, h, q, k);
+        std::printf(" %6.2f", weight / static_cast<double>(shown.last - shown.first));
       }
       std::printf("\n");
     }
@@ -84,7 +86,7 @@ int translate(const std::vector<std::string>& args) {
     if (a.flag("--attention") && (a.has("--layer") || a.has("--head"))) {  // checked before anything is printed
       std::size_t cross = 0;
       for (const auto& [name, w] : t.attention)
-        if (shown_as_cross(name)) (void)ShownHead{a}.of(w), ++cross;
+        if (shown_as_cross(name)) (void)shown_heads(a, w), ++cross;
       if (cross == 0) throw UsageError("this model has no attention to the source to show: --layer and --head choose nothing");
     }
     std::printf("%s => %s\n", sentence.c_str(), join_tokens(data.tgt_vocab.decode(t.tokens)).c_str());
@@ -97,7 +99,7 @@ int translate(const std::vector<std::string>& args) {
     for (int token : src_ids) columns.push_back(data.src_vocab.token(token));
     rows.push_back("<eos>");
     columns.push_back("<eos>");
-    print_attention(t, rows, columns, ShownHead{a});
+    print_attention(t, rows, columns, a);
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "attnlab/errors.hpp"
 #include "attnlab/file_kind.hpp"
+#include "lab/files/absolute_path.hpp"
 #include "lab/files/whole_file.hpp"
 #include "lab/results/results_format.hpp"
 #include "lab/runner/runner.hpp"
@@ -26,9 +27,6 @@ std::string quoted(const std::string& word) {
   for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
-
-// (Symbolic links resolved, not folded: `link/../x` is where the link's target's parent holds x.)
-std::string absolute(const std::string& path) { return fs::weakly_canonical(fs::absolute(path)).string(); }
 
 // The attnlab binary running now (tasks run the same one).
 std::string this_program() {
@@ -134,7 +132,7 @@ std::string array_script(const Layout& l, const SlurmOptions& o, const std::stri
     << "exec " << quoted(l.program) << " run " << quoted(l.spec) << " --shard \"${SLURM_ARRAY_TASK_ID}/" << l.tasks << "\""
     << " --output \"$part\" --threads " << o.cpus_per_task << " \"$mode\"";
   for (const std::string& v : o.overrides) s << " --set " << quoted(v);
-  for (const std::string& p : o.plugins) s << " --plugin " << quoted(absolute(p));
+  for (const std::string& p : o.plugins) s << " --plugin " << quoted(absolute_path(p));
   s << "\n";
   return s.str();
 }
@@ -186,8 +184,8 @@ int slurm_experiment(const std::string& spec_path, const SlurmOptions& o) {
   if (!o.output.empty()) run.output = o.output;
   const auto sweep = outline_sweep(spec_path, run);
   if (!sweep) return 2;
-  Layout l{"", absolute(sweep->output), absolute(spec_path), this_program(), task_count(sweep->run_ids.size(), o)};
-  l.dir = absolute(o.output_dir.empty() ? sweep->output + ".slurm" : o.output_dir);
+  Layout l{"", absolute_path(sweep->output), absolute_path(spec_path), this_program(), task_count(sweep->run_ids.size(), o)};
+  l.dir = absolute_path(o.output_dir.empty() ? sweep->output + ".slurm" : o.output_dir);
   // Everything that can refuse the options runs before the first directory is made.
   if (const std::string problem = output_file_problem(l.output, "--output"); !problem.empty()) throw UsageError(problem);
   if (const std::string clash = output_is_input(l.output, sweep->inputs); !clash.empty()) throw UsageError(clash);  // the merge job's

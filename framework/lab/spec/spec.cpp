@@ -12,6 +12,7 @@
 
 #include "attnlab/data/dataset.hpp"
 #include "attnlab/file_kind.hpp"
+#include "lab/files/absolute_path.hpp"
 #include "lab/spec/stages.hpp"
 #include "lab/spec/text_checks.hpp"
 
@@ -72,7 +73,7 @@ void resolve_plugin_paths(SpecTable& table, const std::string& spec_directory) {
   for (std::string& path : it->second.items) {
     const std::string found = resolve_data_path(path, spec_directory);
     std::error_code ec;
-    if (std::filesystem::exists(found, ec)) path = std::filesystem::weakly_canonical(std::filesystem::absolute(found), ec).string();
+    if (std::filesystem::exists(found, ec)) path = absolute_path(found);
   }
 }
 
@@ -84,9 +85,7 @@ void add_command_line_plugins(SpecTable& table, const std::vector<std::string>& 
   if (listed.where.empty()) listed.where = "--plugin";
   listed.is_list = true;
   for (const std::string& path : plugins) {
-    std::error_code ec;
-    const std::filesystem::path absolute = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
-    listed.items.push_back(ec ? path : absolute.string());
+    listed.items.push_back(absolute_path(path));
     listed.item_where.push_back("--plugin " + path);
   }
 }

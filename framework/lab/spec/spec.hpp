@@ -89,16 +89,16 @@ struct SpecResult {
   std::vector<Diagnostic> diagnostics;  // every problem found, in file order
 };
 
-// Reads, checks against the schema and expands `path`; overrides are "key=value" (--set).
-// `plugins` are libraries given on the command line (--plugin): they join the spec's `plugins`,
-// after its own, so each run's stored config lists every library it was trained with and the
-// commands that rebuild a run load them. Plugin-level checks need the registries (see validate_runs).
 // Whether two runs' configs (RunPlan::config_yaml()) describe the same run: equal but for their
 // `plugins`. Those are the libraries' paths, which change when a library moves or is named from
 // another directory, and are not kept by files or checkpoints of an attnlab that did not store
 // --plugin libraries; what a run uses of them, the config names (`scoring: cosine`).
 bool same_run_configuration(const std::string& a, const std::string& b);
 
+// Reads, checks against the schema and expands `path`; overrides are "key=value" (--set).
+// `plugins` are libraries given on the command line (--plugin): they join the spec's `plugins`,
+// after its own, so each run's stored config lists every library it was trained with and the
+// commands that rebuild a run load them. Plugin-level checks need the registries (see validate_runs).
 SpecResult read_spec(const std::string& path, const std::vector<std::string>& overrides,
                      const std::vector<std::string>& plugins = {});
 // The same for YAML text; `path` names it in messages and anchors relative paths.
