@@ -342,6 +342,20 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
       CHECK(r.ok);
     }
   }
+  SECTION("without weights kept: the same output; no weights stored unless a gradient is recorded") {
+    const std::size_t p = GENERATE(4, 40);  // the short path, the block path
+    Var q = leaf(randn({2, 6, p}, rng)), k = leaf(randn({2, 9, p}, rng)), v = leaf(randn({2, 9, 3}, rng));
+    const IntTensor lens{9, 4};
+    const FusedAttention kept = softmax_attention(q, k, v, 0.5f, lens);
+    const FusedAttention recorded = softmax_attention(q, k, v, 0.5f, lens, {}, false);  // q, k, v take gradients
+    REQUIRE(recorded.weights.defined());
+    CHECK(recorded.weights.value() == kept.weights.value());
+    const NoGrad no_grad;
+    const FusedAttention bare = softmax_attention(q, k, v, 0.5f, lens, {}, false);
+    CHECK_FALSE(bare.weights.defined());
+    CHECK(bare.output.value() == kept.output.value());
+    CHECK(softmax_attention(q, k, v, 0.5f, lens).weights.defined());  // asked for: kept under NoGrad too
+  }
   SECTION("a dropout rate outside [0, 1) is refused") {
     Var q = leaf(randn({1, 2, 4}, rng));
     for (const float p : {-0.1f, 1.0f, NAN})
@@ -414,6 +428,14 @@ TEST_CASE("attention runs fused exactly when scoring declares a dot product and 
   // The fused path's weights are a constant (no gradient flows through them); the composed one's are not.
   CHECK_FALSE(fused({q, memory, memory}, lens, ForwardContext::evaluation()).weights.requires_grad());
   CHECK(composed({q, memory, memory}, lens, ForwardContext::evaluation()).weights.requires_grad());
+  {  // An evaluation that reads no weights: the fused path stores none, the output is the same.
+    const NoGrad no_grad;
+    const AttentionResult bare = fused({q, memory, memory}, lens, ForwardContext::evaluation_without_weights());
+    CHECK_FALSE(bare.weights.defined());
+    CHECK_FALSE(bare.weights_by_head().defined());
+    CHECK(bare.output.value() == a.output);
+    CHECK(composed({q, memory, memory}, lens, ForwardContext::evaluation_without_weights()).weights.defined());
+  }
 
   // A false declaration is refused when the plugin is built, naming it.
   ParamStore store, other_store;

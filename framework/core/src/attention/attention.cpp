@@ -165,7 +165,7 @@ AttentionResult Attention::attend(const FormedQkv& qkv, const ValidLens& mask, c
     // A dot product and a softmax: fused (the same arithmetic and the same dropout mask; the
     // scores are never stored, and the weights are a constant).
     FusedAttention fused = softmax_attention(shared.queries, shared.keys, shared.values, *scoring_.dot_scale, lens,
-                                             context.draw_dropout(dropout_));
+                                             context.draw_dropout(dropout_), context.keeps_weights());
     pooled = {std::move(fused.output), std::move(fused.weights)};   // [B', n_q, p_v], [B', n_q, n_k]
   } else {
     Var scores = scoring_(shared.queries, shared.keys);                // [B', n_q, n_k]

@@ -5,7 +5,7 @@
 namespace attn {
 
 Var AttentionResult::weights_by_head() const {
-  if (heads == 0) return weights;
+  if (heads == 0 || !weights.defined()) return weights;
   return reshape(weights, {weights.dim(0) / heads, heads, weights.dim(1), weights.dim(2)});
 }
 

@@ -65,7 +65,8 @@ Sequence sequence(const AttentionInputs& in, std::size_t b) {
   return {in.q + b * in.nq * in.p, in.k + b * in.nk * in.p, in.v + b * in.nk * in.pv, in.valid + b * in.nq, b * in.nq};
 }
 
-// The block path's forward (the math above softmax_attention), sequence by sequence.
+// The block path's forward (the math above softmax_attention), sequence by sequence; the weights
+// to w unless it is null.
 void blocked_forward(const AttentionInputs& in, float scale, const std::optional<DropoutMask>& mask, float* w, float* out) {
   const std::size_t block = query_block(in.nq, in.nk);
   parallel_for(in.batch, sequences_per_chunk(in), [&](std::size_t b0, std::size_t b1) {
@@ -79,7 +80,7 @@ void blocked_forward(const AttentionInputs& in, float scale, const std::optional
         for (std::size_t r = 0; r < rows; ++r) softmax_row(wi.data() + r * in.nk, wi.data() + r * in.nk, in.nk, s.valid[i + r]);
         product(rows, in.pv, in.nk, 1.0f, dropped_weights(mask, wi.data(), rows * in.nk, row0 * in.nk, dropped), s.v, 0.0f,
                 out + row0 * in.pv);
-        stream_row(wi.data(), w + row0 * in.nk, rows * in.nk);
+        if (w) stream_row(wi.data(), w + row0 * in.nk, rows * in.nk);
       }
     }
   });
@@ -160,7 +161,7 @@ GradientTarget gradient_target(Node& n, std::size_t i, bool into_zeros) {
 // Sequences are split over the cores in chunks (sequences_per_chunk); each writes only its rows.
 // Sequences whose rows fit in one vector take the short path (short_attention.hpp).
 FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float scale, const ValidLens& lens,
-                                 DropoutDraw dropout) {
+                                 DropoutDraw dropout, bool keep_weights) {
   if (q.ndim() != 3 || k.ndim() != 3 || v.ndim() != 3 || q.dim(0) != k.dim(0) || v.dim(0) != k.dim(0) ||
       q.dim(2) != k.dim(2) || v.dim(1) != k.dim(1))
     throw std::invalid_argument("softmax_attention: expected q [B, n_q, p], k [B, n_k, p], v [B, n_k, p_v], got " +
@@ -173,7 +174,14 @@ FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float
   const auto inputs = [=](const float* qd, const float* kd, const float* vd) {
     return AttentionInputs{qd, kd, vd, batch, nq, nk, p, pv, valid->data()};
   };
-  Tensor w = Tensor::from_shape({batch, nq, nk}), out = Tensor::from_shape({batch, nq, pv});
+  const bool differentiable = graph_recording() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
+  Tensor out = Tensor::from_shape({batch, nq, pv});
+  if (!keep_weights && !differentiable) {  // the output alone
+    (short_rows ? short_attention_forward : blocked_forward)(inputs(q.value().data(), k.value().data(), v.value().data()),
+                                                             scale, mask, nullptr, out.data());
+    return {constant(std::move(out)), Var()};
+  }
+  Tensor w = Tensor::from_shape({batch, nq, nk});
   (short_rows ? short_attention_forward : blocked_forward)(inputs(q.value().data(), k.value().data(), v.value().data()),
                                                            scale, mask, w.data(), out.data());
   const Var weights = constant(std::move(w));

@@ -64,7 +64,7 @@ void forward_rows(const AttentionInputs& in, float scale, const std::optional<Dr
   alignas(64) float dropped[R][lanes];
   for (std::size_t r = 0; r < R; ++r) {
     const Batch wr = softmax_lanes(scores[r] * Batch(scale), in.valid[r0 + r]);  // 0 past n_k: invalid lanes
-    store_tail(w + (r0 + r) * in.nk, in.nk, wr);
+    if (w) store_tail(w + (r0 + r) * in.nk, in.nk, wr);
     (wr * keep(mask, r0 + r, in.nk)).store_aligned(dropped[r]);
   }
   for (std::size_t j = 0; j < in.nk; ++j) {

@@ -41,7 +41,7 @@ struct GradientTarget {
 inline bool fits_short_rows(std::size_t nk, std::size_t p, std::size_t pv) { return nk <= lanes && p <= lanes && pv <= lanes; }
 
 // w [B, n_q, n_k] = masked_softmax(scale q k^T),  out [B, n_q, p_v] = dropout(w) v  (the mask, if
-// any, is `mask`'s over w's elements).
+// any, is `mask`'s over w's elements); w not written when null.
 void short_attention_forward(const AttentionInputs& in, float scale, const std::optional<DropoutMask>& mask, float* w,
                              float* out);
 

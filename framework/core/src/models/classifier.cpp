@@ -103,7 +103,7 @@ LossResult Classifier::prediction_loss(const std::vector<std::size_t>& examples)
 }
 
 LossResult Classifier::split_loss(const VectorSplit& split, const std::vector<std::size_t>& rows, bool predicted) {
-  Labelled items = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
+  Labelled items = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation_without_weights(), nullptr), take_rows(split.labels, rows));
   const std::size_t classes = items.logits.dim(1);
   if (predicted)
     for (std::size_t i = 0; i < items.labels.size(); ++i) items.labels(i) = static_cast<int>(argmax(items.logits.value().data() + i * classes, classes));
@@ -130,7 +130,7 @@ Metrics Classifier::evaluate(bool) {
   for (std::size_t first = 0; first < split.size(); first += per_batch) {
     std::vector<std::size_t> rows(std::min(per_batch, split.size() - first));
     for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = first + i;
-    const Labelled out = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation(), nullptr), take_rows(split.labels, rows));
+    const Labelled out = labelled(logits(split.sets->batch(rows), ForwardContext::evaluation_without_weights(), nullptr), take_rows(split.labels, rows));
     loss += static_cast<double>(sum(cross_entropy(out.logits, out.labels)).item());
     std::vector<int> right(rows.size(), -1);  // per input: -1 nothing labelled, 1 all right, 0 not
     for (std::size_t i = 0; i < out.labels.size(); ++i) {

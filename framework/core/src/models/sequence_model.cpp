@@ -159,7 +159,7 @@ LossResult SequenceModel::split_loss(const SequenceSplit& split, const std::vect
 
 LossResult SequenceModel::teacher_forced_loss(const VectorBatch& src, const IntTensor& tgt, const IntTensor& tgt_lens) {
   const std::size_t batch = tgt.shape()[0];
-  const Var logits = forward(src, decoder_inputs(tgt), ForwardContext::evaluation());
+  const Var logits = forward(src, decoder_inputs(tgt), ForwardContext::evaluation_without_weights());
   const Var per_sequence = masked_cross_entropy(logits, tgt, tgt_lens);  // [B]: sum_t ce / T
   const float steps = static_cast<float>(tgt.shape()[1]);
   Tensor per_token = Tensor::from_shape({batch});  // T / len_b: the row's mean over its tokens
@@ -196,7 +196,7 @@ Metrics SequenceModel::evaluate_split(const SequenceSplit& split, const std::str
     std::iota(rows.begin(), rows.end(), from);
     const VectorBatch src = source_rows(split, rows);
     const IntTensor tgt = take_rows(split.tgt, rows), tgt_lens = take_rows(split.tgt_lens, rows);
-    const Var logits = forward(src, decoder_inputs(tgt), ForwardContext::evaluation());
+    const Var logits = forward(src, decoder_inputs(tgt), ForwardContext::evaluation_without_weights());
     ce += static_cast<double>(xt::sum(masked_cross_entropy(logits, tgt, tgt_lens).value())()) *
           static_cast<double>(tgt.shape()[1]);
     const std::size_t steps = tgt.shape()[1], vocab = logits.dim(2);

@@ -12,7 +12,9 @@ struct AttentionResult {
   Var output;             // [B, n_q, d_v]
   Var weights;            // [B, n_q, n_k]; multi-head: [B*heads, n_q, n_k], row b*heads + j is head j
                           // of sequence b; masked keys 0. A constant (no gradient flows through
-                          // it) when attention ran fused (softmax_attention, attention.hpp)
+                          // it) when attention ran fused (softmax_attention, attention.hpp);
+                          // undefined when it ran fused in an evaluation that keeps no weights
+                          // (ForwardContext::evaluation_without_weights)
   std::size_t heads = 0;  // the number of heads of multi-head attention, 0 without heads
 
   // The weights as they are recorded and shown: [B, n_q, n_k], or [B, heads, n_q, n_k] for

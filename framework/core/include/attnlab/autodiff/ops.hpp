@@ -157,7 +157,9 @@ Var additive_scores(const Var& q, const Var& k, const Var& w);
 // equal to composing bmm, masked_softmax, dropout and bmm, with the scores kept in cache one
 // block of queries at a time (never stored). Dropout (rate `dropout.p`, none when 0) draws the
 // mask dropout() draws from the same seed. The weights, before dropout, are a constant:
-// gradients reach q, k and v through the output only.
+// gradients reach q, k and v through the output only. With keep_weights false and no gradient
+// recorded (NoGrad, or none of q, k, v takes one) the weights are not stored at all (weights
+// undefined): an evaluation that reads the output alone needs no B n_q n_k floats.
 struct DropoutDraw {
   float p = 0.0f;          // rate, in [0, 1)
   std::uint64_t seed = 0;  // the mask's seed (ForwardContext::draw_dropout takes it from the run's rng)
@@ -167,7 +169,7 @@ struct FusedAttention {
   Var weights;  // [B, n_q, n_k], not differentiable
 };
 FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float scale, const ValidLens& lens,
-                                 DropoutDraw dropout = {});
+                                 DropoutDraw dropout = {}, bool keep_weights = true);
 // q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j||^2 (fused, exact).
 Var squared_distances(const Var& q, const Var& k);
 // q [B, n_q, d], k [B, n_k, d] -> [B, n_q, n_k], entry ||q_i - k_j|| (its gradient is taken as 0

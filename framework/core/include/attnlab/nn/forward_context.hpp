@@ -14,6 +14,13 @@ class ForwardContext {
   static ForwardContext training(Rng& rng) { return ForwardContext(&rng); }
   // Evaluation and decoding: dropout is the identity and nothing random happens.
   static ForwardContext evaluation() { return ForwardContext(nullptr); }
+  // Evaluation whose caller reads only the outputs (a loss, a prediction), no attention weights:
+  // fused attention then stores none unless a gradient needs them (softmax_attention), so a long
+  // context takes memory for one block of queries' scores, not for B h n_q n_k weights.
+  static ForwardContext evaluation_without_weights() { return ForwardContext(nullptr, false); }
+
+  // Whether attention keeps its weights for the caller (AttentionResult::weights).
+  bool keeps_weights() const { return keeps_weights_; }
 
   bool is_training() const { return rng_ != nullptr; }
   // Whether dropout of rate p changes anything in this pass (training, p > 0).
@@ -33,8 +40,9 @@ class ForwardContext {
   }
 
  private:
-  explicit ForwardContext(Rng* rng) : rng_(rng) {}
+  explicit ForwardContext(Rng* rng, bool keeps_weights = true) : rng_(rng), keeps_weights_(keeps_weights) {}
   Rng* rng_;
+  bool keeps_weights_;
 };
 
 }  // namespace attn
