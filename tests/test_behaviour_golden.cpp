@@ -3,8 +3,11 @@
 // them says how and when they were made). Timings differ, and format 2 adds the grad_norm
 // history column. On the machine the files were made on (machine.txt: its SIMD target and
 // OpenBLAS kernel) everything must match to the bit; on another, other instructions round the
-// last bits differently, and everything must match to 1e-5 (a change of behaviour moves values
-// by far more: the other-seed test below).
+// last bits differently, and those differences grow as training goes on: everything must match
+// to 1e-4 (relative above 1). Measured between AVX-512 and AVX2 arithmetic: the Transformer and
+// seq2seq files within 1e-5; nadaraya-watson's learned Gaussian width, which drifts where the loss
+// is flat, 60.6226 against 60.6202 after 3 epochs (4e-5). A change of behaviour moves values by
+// far more: the other-seed test below.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -34,12 +37,12 @@ std::string arithmetic_of(const std::string& signature) {
   return signature.rfind(api, 0) == 0 && end != std::string::npos ? signature.substr(end + 2) : signature;
 }
 
-// 0 (bit for bit) on the golden files' machine, 1e-5 elsewhere.
+// 0 (bit for bit) on the golden files' machine, 1e-4 elsewhere.
 double tolerance() {
   std::ifstream in(source_root + "/tests/golden/behaviour/machine.txt");
   std::string made_on;
   std::getline(in, made_on);
-  return arithmetic_of(made_on) == arithmetic_of(machine_signature()) ? 0.0 : 1e-5;
+  return arithmetic_of(made_on) == arithmetic_of(machine_signature()) ? 0.0 : 1e-4;
 }
 
 bool same(const Tensor& a, const Tensor& b, double tol) {
@@ -115,8 +118,8 @@ std::vector<std::string> run_and_compare(const std::string& name, const std::vec
 
 }  // namespace
 
-TEST_CASE("today's code reproduces the behaviour golden files bit for bit (1e-5 on another machine)", "[behaviour][golden]") {
-  INFO("this machine: " << machine_signature() << (tolerance() == 0.0 ? " (the golden files' own: bit for bit)" : " (not the golden files' machine.txt: to 1e-5)"));
+TEST_CASE("today's code reproduces the behaviour golden files bit for bit (1e-4 on another machine)", "[behaviour][golden]") {
+  INFO("this machine: " << machine_signature() << (tolerance() == 0.0 ? " (the golden files' own: bit for bit)" : " (not the golden files' machine.txt: to 1e-4)"));
   for (const std::string name : {"nadaraya-watson", "seq2seq", "seq2seq-no-attention", "transformer"}) {
     DYNAMIC_SECTION(name) {
       const std::vector<std::string> found = run_and_compare(name, {});

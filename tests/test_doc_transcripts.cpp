@@ -24,9 +24,9 @@ std::vector<std::string> pages() {
   return out;
 }
 
-attn::test::CommandOutput transcripts_of(const std::string& page) {
+attn::test::CommandOutput transcripts_of(const std::string& page, const std::string& options = "") {
   return attn::test::command_output("/usr/bin/python3 " + attn::test::source_root + "/tests/tools/doc_transcripts.py --build " +
-                                    ATTNLAB_BUILD_ROOT + " " + page + " 2>&1");
+                                    ATTNLAB_BUILD_ROOT + " " + options + " " + page + " 2>&1");
 }
 
 }  // namespace
@@ -57,6 +57,23 @@ TEST_CASE("the transcript check fails when a page and attnlab disagree", "[docs]
   CHECK(check("$ attnlab plugins\nscoring functions:\n  additive ... (Bahdanau; option hidden)\n...\n").status == 0);
   // A command continued on the next line is one command, as in bash.
   CHECK(check("$ attnlab validate \\\n    experiments/bahdanau-reverse.yaml\n...\n").status == 0);
+  // Numbers: exact where the pages' numbers were made (the file naming that machine says this
+  // one), only their place elsewhere; words count everywhere.
+  const std::string made_on = dir / "made-on.txt";
+  const auto check_made_on = [&](const std::string& machine, const std::string& block) {
+    std::ofstream(made_on) << machine << "\n";
+    std::ofstream(page) << "# a page\n\n```console\n" << block << "```\n";
+    return transcripts_of(page, "--made-on " + made_on);
+  };
+  const std::string here = attn::test::command_output(attn::test::attnlab_exe + " --version | sed -n 2p").text;
+  const std::string other = "plugin API 1; tensors aligned to 8 bytes (XSIMD sse2), GCC C++ ABI 1, C++11 std::string; OpenBLAS Other";
+  const std::string wrong_number = "$ attnlab --version\nattnlab 0.1.0\n...\n", wrong_word = "$ attnlab --version\nattnbar 0.2.0\n...\n";
+  CHECK(check_made_on(here, wrong_number).status == 1);
+  const auto elsewhere = check_made_on(other, wrong_number);
+  CHECK(elsewhere.status == 0);
+  CHECK_THAT(elsewhere.text, Catch::Contains("numbers are not compared") && Catch::Contains("other numbers (this machine's arithmetic)"));
+  CHECK(check_made_on(here, wrong_word).status == 1);
+  CHECK(check_made_on(other, wrong_word).status == 1);
   // A prompt in a block that is not a transcript would never be run.
   std::ofstream(page) << "```\n$ attnlab plugins\n```\n";
   CHECK(transcripts_of(page).status == 1);

@@ -17,14 +17,23 @@ A transcript is a fenced block whose info string is `console`:
   table's width.
 - A command that exits with a code other than 0 ends its output with the line `[exit N]`.
 
+Numbers are compared exactly on a machine whose arithmetic is the pages' own: the one named in
+docs/transcripts-made-on.txt (the second line of `attnlab --version` where they were written:
+its SIMD target and OpenBLAS kernel, which decide the last bits of every float, and so of a
+training run's numbers). On another machine a line matches when only its numbers and the spaces
+between columns differ; the report counts those lines. Its words, its columns, its runs and the
+lines a command prints are still checked.
+
 The commands of one page run in order in one scratch directory, which holds links to the
 repository's experiments/, datasets/, plugins/, tests/ and docs/, `build` (the build directory
 under test) and `attnlab` on the PATH: a page reads as a session started in a fresh clone.
 
-    doc_transcripts.py --build BUILD [--update] PAGE...
+    doc_transcripts.py --build BUILD [--update] [--made-on FILE] PAGE...
 
 `--update` writes what the program printed into the pages (keeping a block whose marks match):
-the committed way a page's numbers get there. Exit code 0 when every transcript matches, 1 when
+the committed way a page's numbers get there; pages are updated only on the machine of
+docs/transcripts-made-on.txt (or after writing this machine's line there and checking every
+page again). Exit code 0 when every transcript matches, 1 when
 one differs (each difference shown), 2 for bad arguments.
 """
 import argparse
@@ -85,24 +94,42 @@ def prompts_outside_transcripts(lines):
     return found
 
 
-def line_pattern(expected):
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+ANY_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+|nan|inf)(?:e[-+]?\d+)?"
+
+
+def literal(text, loose):
+    """A regular expression for text as it is or, loose, with any number for each number and any
+    run of spaces (a table's column widths follow its numbers) for each run of spaces."""
+    if not loose:
+        return re.escape(text)
+    out, at = [], 0
+    for m in NUMBER.finditer(text):
+        out += [re.escape(text[at:m.start()]), ANY_NUMBER]
+        at = m.end()
+    out.append(re.escape(text[at:]))
+    return re.sub(r"(\\ )+", " +", "".join(out))
+
+
+def line_pattern(expected, loose=False):
     if re.fullmatch(r"-{3,}(\.\.\.)?", expected):  # a table's rule: as long as the table, whose times vary
         return re.compile(r"^-{3,}$")
-    return re.compile("^" + ".*?".join(re.escape(part) for part in expected.split("...")) + "$")
+    return re.compile("^" + ".*?".join(literal(part, loose) for part in expected.split("...")) + "$")
 
 
 def exit_line(lines):
     return lines[-1] if lines and re.fullmatch(r"\[exit \d+\]", lines[-1]) else None
 
 
-def matches(expected, actual):
+def matches(expected, actual, loose=False):
     """Whether the actual lines match the expected ones, marks included (a line `...`: any lines;
-    never the `[exit N]` line, which the page must show as it is)."""
+    never the `[exit N]` line, which the page must show as it is); loose: numbers and the spaces
+    between columns aside."""
     if exit_line(expected) != exit_line(actual):
         return False
     if exit_line(actual):
         expected, actual = expected[:-1], actual[:-1]
-    patterns = [None if e == "..." else line_pattern(e) for e in expected]
+    patterns = [None if e == "..." else line_pattern(e, loose) for e in expected]
 
     @functools.lru_cache(maxsize=None)
     def from_(i, k):
@@ -138,7 +165,21 @@ def run(command, scratch, timeout):
     return out + ([f"[exit {done.returncode}]"] if done.returncode else [])
 
 
-def check_page(page, build, update, timeout):
+def arithmetic(signature):
+    """What decides the floats in a build signature: all but its leading "plugin API N; "."""
+    return re.sub(r"^plugin API \d+; ", "", signature.strip())
+
+
+def pages_arithmetic_here(build, made_on_file):
+    """Whether this build computes with the arithmetic the pages' numbers were made with."""
+    with open(made_on_file, encoding="utf-8") as f:
+        made_on = f.readline()
+    version = subprocess.run([os.path.join(build, "attnlab"), "--version"], stdout=subprocess.PIPE, check=True)
+    here = version.stdout.decode().splitlines()[1]
+    return arithmetic(made_on) == arithmetic(here), here
+
+
+def check_page(page, build, update, timeout, exact):
     with open(page, encoding="utf-8") as f:
         lines = f.read().split("\n")
     blocks = read_blocks(lines)
@@ -155,6 +196,9 @@ def check_page(page, build, update, timeout):
             print(f"  {time.time() - began:6.1f} s  $ {command.splitlines()[0][:90]}", flush=True)
             actual_steps.append((command, actual))
             if not matches(expected, actual):
+                if not exact and matches(expected, actual, loose=True):
+                    print(f"{page}:{block.start + 1}: `{command.splitlines()[0][:60]}`: other numbers (this machine's arithmetic)")
+                    continue
                 failures += 1
                 print(f"{page}:{block.start + 1}: `{command}` printed other lines than the page shows:")
                 sys.stdout.writelines(difflib.unified_diff([e + "\n" for e in expected], [a + "\n" for a in actual],
@@ -181,14 +225,20 @@ def main():
     parser.add_argument("--build", required=True, help="the build directory whose attnlab runs the commands")
     parser.add_argument("--update", action="store_true", help="write what the program printed into the pages")
     parser.add_argument("--timeout", type=int, default=900, help="seconds one command may take")
+    parser.add_argument("--made-on", default=os.path.join(REPO, "docs", "transcripts-made-on.txt"),
+                        help="the file naming the machine the pages' numbers were made on")
     parser.add_argument("pages", nargs="+")
     a = parser.parse_args()
     if not os.path.exists(os.path.join(a.build, "attnlab")):
         parser.error(f"{a.build}/attnlab does not exist: build attnlab first")
+    exact, here = pages_arithmetic_here(a.build, a.made_on)
+    if not exact:
+        print(f"this machine ({here}) is not the one the pages' numbers were made on "
+              "(docs/transcripts-made-on.txt): numbers are not compared, everything else is")
     failures = 0
     for page in a.pages:
         print(f"== {page}", flush=True)
-        failures += check_page(page, a.build, a.update, a.timeout)
+        failures += check_page(page, a.build, a.update, a.timeout, exact)
     print(f"{failures} transcript{'s' if failures != 1 else ''} differ{'s' if failures == 1 else ''} from the program")
     return 1 if failures and not a.update else 0
 
