@@ -16,6 +16,7 @@
 
 #include "attnlab/build_info.hpp"
 #include "golden.hpp"
+#include "page_quotes.hpp"
 #include "lab/results/results_format.hpp"
 #include "lab/runner/runner.hpp"
 #include "test_support.hpp"
@@ -29,20 +30,12 @@ namespace {
 
 std::string machine_signature() { return build_signature(); }  // the 2nd line of `attnlab --version`
 
-// What decides the floats: the signature without its leading "plugin API N; " (an API bump
-// changes no arithmetic, and must not loosen the comparison).
-std::string arithmetic_of(const std::string& signature) {
-  const std::string api = "plugin API ";
-  const auto end = signature.find("; ");
-  return signature.rfind(api, 0) == 0 && end != std::string::npos ? signature.substr(end + 2) : signature;
-}
-
 // 0 (bit for bit) on the golden files' machine, 1e-4 elsewhere.
 double tolerance() {
   std::ifstream in(source_root + "/tests/golden/behaviour/machine.txt");
   std::string made_on;
   std::getline(in, made_on);
-  return arithmetic_of(made_on) == arithmetic_of(machine_signature()) ? 0.0 : 1e-4;
+  return attn::test::arithmetic_of(made_on) == attn::test::arithmetic_of(machine_signature()) ? 0.0 : 1e-4;
 }
 
 bool same(const Tensor& a, const Tensor& b, double tol) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "page_quotes.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -77,4 +78,16 @@ TEST_CASE("the transcript check fails when a page and attnlab disagree", "[docs]
   // A prompt in a block that is not a transcript would never be run.
   std::ofstream(page) << "```\n$ attnlab plugins\n```\n";
   CHECK(transcripts_of(page).status == 1);
+}
+
+TEST_CASE("a page quotes a measured line: exactly on the pages' arithmetic, its numbers aside elsewhere", "[docs]") {
+  const std::string page = "| `gat` | 0.9479 ± 0.0361 |\n| scoring=dot    2/2      0.0910 ± 0.0015 |\n";
+  CHECK(attn::test::quotes(page, "| `gat` | 0.9479 ± 0.0361 |"));
+  CHECK(attn::test::quotes(page, "| `gat` | 0.9500 ± 0.0361 |") == !attn::test::pages_arithmetic());
+  CHECK(attn::test::quotes(page, "| scoring=dot 2/2 0.1000 ± 0.0151 |") == !attn::test::pages_arithmetic());
+  CHECK_FALSE(attn::test::quotes(page, "| `dot` | 0.9479 ± 0.0361 |"));    // words count everywhere
+  CHECK_FALSE(attn::test::quotes(page, "| `gat` | 0.9479 + 0.0361 |"));
+  CHECK_FALSE(attn::test::quotes(page, "| `gat` | 0.9479 ± 0.0361 | 2 |"));  // and so do columns
+  CHECK(attn::test::arithmetic_of("plugin API 14; tensors aligned to 32 bytes (XSIMD fma3+avx2); OpenBLAS Zen") ==
+        "tensors aligned to 32 bytes (XSIMD fma3+avx2); OpenBLAS Zen");
 }

@@ -12,6 +12,7 @@
 #include "attnlab/models/head_ablation.hpp"
 #include "attnlab/registries.hpp"
 #include "lab/builtins.hpp"
+#include "page_quotes.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
@@ -213,7 +214,7 @@ TEST_CASE("the ablation transcript of docs/concepts/what-attention-computes.md i
   REQUIRE(out.status == 0);
   for (std::size_t at; (at = out.text.find(file)) != std::string::npos;) out.text.replace(at, file.size(), "transformer-reverse.h5");
   const std::string page = attn::test::read_text(attn::test::source_root + "/docs/concepts/what-attention-computes.md");
-  CHECK_THAT(page, Catch::Contains("$ attnlab ablate transformer-reverse.h5 --run heads-4\n" + out.text + "```"));
+  CHECK(attn::test::quotes(page, "$ attnlab ablate transformer-reverse.h5 --run heads-4\n" + out.text + "```"));
   // the report shows what ablate stored: a section in the contents, grids with their values on hover, the curve
   const std::string report = dir / "report.html";
   REQUIRE(attn::test::command_output(attn::test::attnlab_exe + " report " + file + " -o " + report).status == 0);

@@ -12,6 +12,7 @@
 #include "attnlab/models/sequence_model.hpp"
 #include "attnlab/training/trainer.hpp"
 #include "golden.hpp"
+#include "page_quotes.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
@@ -143,14 +144,19 @@ TEST_CASE("d2l 1.0's Nadaraya-Watson with four kernels and four widths, on its o
 namespace {
 
 // For each value of a swept key and each seed 1, 2, 3: the items of `total` the run got right
-// (valid_accuracy x total), run "<key>-<value>_seed-<s>".
+// (valid_accuracy x total), run "<key>-<value>_seed-<s>": as the pages' machine counted them, or
+// within 2 items or 3% on a machine with other arithmetic (page_quotes.hpp).
 void check_right_per_seed(const ResultsReader& results, const std::string& key, double total,
                           const std::map<std::string, std::vector<int>>& right) {
   for (const auto& [value, counts] : right)
     for (std::size_t s = 0; s < counts.size(); ++s) {
       const std::string id = key + "-" + value + "_seed-" + std::to_string(s + 1);
       INFO(id);
-      CHECK(results.run(id).metrics.at("valid_accuracy") * total == Approx(counts[s]));
+      const double got = results.run(id).metrics.at("valid_accuracy") * total;
+      if (test::pages_arithmetic())
+        CHECK(got == Approx(counts[s]));
+      else  // another machine's arithmetic: training ends elsewhere, a few items either way
+        CHECK(std::abs(got - counts[s]) <= std::max(2.0, 0.03 * total));
     }
 }
 
@@ -166,14 +172,15 @@ TEST_CASE("graph attention labels the karate club from its two leaders: the accu
   // members of the 32 unlabelled ones put on the right side, per seed 1, 2, 3
   check_right_per_seed(results, "scoring", 32, {{"gat", {31, 29, 31}}, {"dot", {31, 31, 31}}, {"scaled_dot", {31, 31, 31}}});
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/graph-attention.md");
-  CHECK_THAT(page, Catch::Contains("| `gat` | 0.9479 ± 0.0361 |") && Catch::Contains("| `dot` | 0.9688 ± 0.0000 |"));
+  CHECK(test::quotes(page, "| `gat` | 0.9479 ± 0.0361 |"));
+  CHECK(test::quotes(page, "| `dot` | 0.9688 ± 0.0000 |"));
 
   // attnlab predict on a member, as docs/running-experiments.md shows it
   const test::CommandOutput predicted = test::command_output(test::attnlab_exe + " predict " + (tmp / "gat-karate.h5") +
                                                              " --run scoring-gat_seed-1 --node 8 --attention");
   CHECK(predicted.status == 0);
   const std::string commands = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/running-experiments.md");
-  CHECK_THAT(commands, Catch::Contains("$ attnlab predict gat-karate.h5 --run scoring-gat_seed-1 --node 8 --attention\n" + predicted.text));
+  CHECK(test::quotes(commands, "$ attnlab predict gat-karate.h5 --run scoring-gat_seed-1 --node 8 --attention\n" + predicted.text));
 }
 
 TEST_CASE("whole graphs classified by an encoder whose attention follows the edges: docs/concepts/graph-attention.md's figures",
@@ -186,7 +193,8 @@ TEST_CASE("whole graphs classified by an encoder whose attention follows the edg
   // graphs of the 500 validation graphs (drawn per seed) classified right, per seed 1, 2, 3
   check_right_per_seed(results, "mask_edges", 500, {{"true", {500, 500, 500}}, {"false", {257, 254, 260}}});
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/graph-attention.md");
-  CHECK_THAT(page, Catch::Contains("| `true` | 1.0000 ± 0.0000 |") && Catch::Contains("| `false` | 0.5140 ± 0.0060 |"));
+  CHECK(test::quotes(page, "| `true` | 1.0000 ± 0.0000 |"));
+  CHECK(test::quotes(page, "| `false` | 0.5140 ± 0.0060 |"));
   // with the mask, a node's weight off its edges is exactly 0 (the probe graphs are the same for every seed)
   Options defaults;
   const auto source = test::builtins().datasets.create("coloured_graphs", DatasetArgs{defaults, ""});
@@ -215,8 +223,8 @@ TEST_CASE("a character language model of The Time Machine: the perplexities docs
   for (const std::string positional : {"none", "sinusoidal", "learned", "rope", "alibi", "t5_bias"}) {
     const auto& m = results.run("positional-" + positional).metrics;
     INFO(positional);
-    CHECK_THAT(page, Catch::Contains("| `" + positional + "` | " + test::fixed(m.at("valid_ppl"), 4) + " | " +
-                                     test::fixed(m.at("valid_bits_per_token"), 4) + " |"));
+    CHECK(test::quotes(page, "| `" + positional + "` | " + test::fixed(m.at("valid_ppl"), 4) + " | " +
+                                 test::fixed(m.at("valid_bits_per_token"), 4) + " |"));
   }
   CHECK(results.run("positional-learned").metrics.at("valid_ppl") < results.run("positional-none").metrics.at("valid_ppl"));
   CHECK(results.run("positional-rope").metrics.at("valid_ppl") < results.run("positional-learned").metrics.at("valid_ppl"));  // as d2l-neu at 128
@@ -239,7 +247,7 @@ TEST_CASE("train short, test long at a quarter of the context: d2l-neu's positio
     }
     INFO(positional);
     REQUIRE(ppl[positional].size() == 3);
-    CHECK_THAT(page, Catch::Contains(row));
+    CHECK(test::quotes(page, row));
   }
   for (const std::string flat : {"alibi", "none"}) CHECK(std::abs(ppl[flat][2] / ppl[flat][0] - 1) < 0.10);
   for (const std::string other : {"learned", "sinusoidal", "alibi", "none"}) CHECK(ppl["rope"][0] < ppl[other][0]);
@@ -258,7 +266,8 @@ TEST_CASE("spoken digits from a voice never heard: the accuracies docs/concepts/
   CHECK(confusion(2, 4) == 9.0f);  // every "two" heard as "four"
   CHECK(confusion(3, 8) == 7.0f);  // 7 of the 9 "three" heard as "eight"
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/speech-frames.md");
-  CHECK_THAT(page, Catch::Contains("| `cls` | 0.8000 |") && Catch::Contains("| `mean` | 0.8222 |"));
+  CHECK(test::quotes(page, "| `cls` | 0.8000 |"));
+  CHECK(test::quotes(page, "| `mean` | 0.8222 |"));
 }
 
 TEST_CASE("spoken digits spelled from their frames: a monotone alignment, as docs/concepts/speech-frames.md quotes",
@@ -272,12 +281,12 @@ TEST_CASE("spoken digits spelled from their frames: a monotone alignment, as doc
   CHECK(metrics.at("valid_exact_match") * 200 == Approx(186));  // of en-029's 200 sequences of three digits
   CHECK(metrics.at("attention.cross.monotonicity") > 0.7);  // well above the 0.5 of no order
   const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/speech-frames.md");
-  CHECK_THAT(page, Catch::Contains(test::fixed(metrics.at("valid_exact_match"), 4) + " | " + test::fixed(metrics.at("valid_token_acc"), 4) +
-                                   " | " + test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " | " +
-                                   test::fixed(metrics.at("attention.cross.effective_keys"), 4) + " |"));
-  CHECK_THAT(test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/reproductions.md"),
-             Catch::Contains("valid_exact_match " + test::fixed(metrics.at("valid_exact_match"), 4) + ", monotonicity " +
-                             test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " |"));
+  CHECK(test::quotes(page, test::fixed(metrics.at("valid_exact_match"), 4) + " | " + test::fixed(metrics.at("valid_token_acc"), 4) +
+                               " | " + test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " | " +
+                               test::fixed(metrics.at("attention.cross.effective_keys"), 4) + " |"));
+  CHECK(test::quotes(test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/reproductions.md"),
+                     "valid_exact_match " + test::fixed(metrics.at("valid_exact_match"), 4) + ", monotonicity " +
+                         test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " |"));
 }
 
 namespace {
@@ -306,8 +315,8 @@ TEST_CASE("the attention-metric tables docs/concepts/measuring-attention.md and 
     const std::vector<std::string> table = attention_table(run.text);
     REQUIRE(table.size() >= 5);
     for (const std::string& line : table) {
-      CHECK_THAT(concept, Catch::Contains(line));
-      if (spec == "bahdanau-reverse") CHECK_THAT(analysis, Catch::Contains(line));
+      CHECK(test::quotes(concept, line));
+      if (spec == "bahdanau-reverse") CHECK(test::quotes(analysis, line));
     }
   }
 }
@@ -318,7 +327,7 @@ TEST_CASE("docs/reproductions.md quotes the PyTorch twin's positional runs as be
                                                 attn::test::source_root + "/bench/results/positional-twin.jsonl");
   REQUIRE(table.status == 0);
   REQUIRE_THAT(table.text, Catch::StartsWith("| scheme | seeds | twin |"));
-  CHECK_THAT(attn::test::read_text(attn::test::source_root + "/docs/reproductions.md"), Catch::Contains(table.text));
+  CHECK(attn::test::quotes(attn::test::read_text(attn::test::source_root + "/docs/reproductions.md"), table.text));
 }
 
 TEST_CASE("docs/reproductions.md quotes the comparison of attnlab's positional runs with their PyTorch twin as the committed runs give it",
@@ -333,5 +342,5 @@ TEST_CASE("docs/reproductions.md quotes the comparison of attnlab's positional r
   const std::string page = attn::test::read_text(attn::test::source_root + "/docs/reproductions.md");
   std::istringstream lines(compared.text);
   for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) CHECK_THAT(page, Catch::Contains(line));
+    if (!line.empty()) CHECK(attn::test::quotes(page, line));
 }
