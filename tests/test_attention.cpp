@@ -342,26 +342,29 @@ TEST_CASE("fused dot-product attention equals scores, masked softmax and pooling
       CHECK(r.ok);
     }
   }
-  SECTION("without weights kept: the same output; no weights stored unless a gradient is recorded") {
-    const std::size_t p = GENERATE(4, 40);  // the short path, the block path
-    Var q = leaf(randn({2, 6, p}, rng)), k = leaf(randn({2, 9, p}, rng)), v = leaf(randn({2, 9, 3}, rng));
-    const IntTensor lens{9, 4};
-    const FusedAttention kept = softmax_attention(q, k, v, 0.5f, lens);
-    const FusedAttention recorded = softmax_attention(q, k, v, 0.5f, lens, {}, false);  // q, k, v take gradients
-    REQUIRE(recorded.weights.defined());
-    CHECK(recorded.weights.value() == kept.weights.value());
-    const NoGrad no_grad;
-    const FusedAttention bare = softmax_attention(q, k, v, 0.5f, lens, {}, false);
-    CHECK_FALSE(bare.weights.defined());
-    CHECK(bare.output.value() == kept.output.value());
-    CHECK(softmax_attention(q, k, v, 0.5f, lens).weights.defined());  // asked for: kept under NoGrad too
-  }
   SECTION("a dropout rate outside [0, 1) is refused") {
     Var q = leaf(randn({1, 2, 4}, rng));
     for (const float p : {-0.1f, 1.0f, NAN})
       CHECK_THROWS_WITH(softmax_attention(q, q, q, 1.0f, std::nullopt, DropoutDraw{p, 1}),
                         Catch::Contains("softmax_attention: the dropout rate must be in [0, 1)"));
   }
+}
+
+TEST_CASE("fused attention without weights kept: the same output; no weights stored unless a gradient is recorded",
+          "[attention][fused]") {
+  Rng rng(22);
+  const std::size_t p = GENERATE(4, 40);  // the short path, the block path
+  Var q = leaf(randn({2, 6, p}, rng)), k = leaf(randn({2, 9, p}, rng)), v = leaf(randn({2, 9, 3}, rng));
+  const IntTensor lens{9, 4};
+  const FusedAttention kept = softmax_attention(q, k, v, 0.5f, lens);
+  const FusedAttention recorded = softmax_attention(q, k, v, 0.5f, lens, {}, false);  // q, k, v take gradients
+  REQUIRE(recorded.weights.defined());
+  CHECK(recorded.weights.value() == kept.weights.value());
+  const NoGrad no_grad;
+  const FusedAttention bare = softmax_attention(q, k, v, 0.5f, lens, {}, false);
+  CHECK_FALSE(bare.weights.defined());
+  CHECK(bare.output.value() == kept.output.value());
+  CHECK(softmax_attention(q, k, v, 0.5f, lens).weights.defined());  // asked for: kept under NoGrad too
 }
 
 TEST_CASE("attention runs fused exactly when scoring declares a dot product and the normalizer a softmax",
