@@ -21,7 +21,7 @@ bool pages_arithmetic() {
 
 namespace {
 
-// A regular expression matching `quote` with its numbers and its runs of spaces free.
+// A regular expression matching `quote` with its numbers, its runs of spaces and its rules free.
 std::string loose_pattern(const std::string& quote) {
   static const std::regex number(R"([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)");
   const std::string any_number = R"([-+]?(?:\d+\.?\d*|\.\d+|nan|inf)(?:e[-+]?\d+)?)";
@@ -31,6 +31,11 @@ std::string loose_pattern(const std::string& quote) {
       if (text[i] == ' ') {
         while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
         out += " +";
+        continue;
+      }
+      if (text.compare(i, 3, "---") == 0) {  // a table's rule, as wide as its columns
+        while (i + 1 < text.size() && text[i + 1] == '-') ++i;
+        out += "-{3,}";
         continue;
       }
       if (std::string(R"(\^$.|?*+()[]{}/)").find(text[i]) != std::string::npos) out += '\\';

@@ -18,8 +18,8 @@ std::string arithmetic_of(const std::string& signature);
 bool pages_arithmetic();
 
 // Whether `text` holds `quote`: as it is on the pages' arithmetic; elsewhere with any number in
-// place of each of its numbers, and any run of spaces (table columns follow their numbers) for
-// each of its runs of spaces.
+// place of each of its numbers, and any run of spaces or of three or more dashes (table columns
+// and rules follow their numbers) for each of its own.
 bool quotes(const std::string& text, const std::string& quote);
 
 }  // namespace attn::test

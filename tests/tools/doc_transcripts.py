@@ -21,7 +21,7 @@ Numbers are compared exactly on a machine whose arithmetic is the pages' own: th
 docs/transcripts-made-on.txt (the second line of `attnlab --version` where they were written:
 its SIMD target and OpenBLAS kernel, which decide the last bits of every float, and so of a
 training run's numbers). On another machine a line matches when only its numbers and the spaces
-between columns differ; the report counts those lines. Its words, its columns, its runs and the
+and dashes between and under columns differ; the report counts those lines. Its words, its columns, its runs and the
 lines a command prints are still checked.
 
 The commands of one page run in order in one scratch directory, which holds links to the
@@ -96,19 +96,21 @@ def prompts_outside_transcripts(lines):
 
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
 ANY_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+|nan|inf)(?:e[-+]?\d+)?"
+FREE = re.compile(r"-{3,}| +|" + NUMBER.pattern)
 
 
 def literal(text, loose):
-    """A regular expression for text as it is or, loose, with any number for each number and any
-    run of spaces (a table's column widths follow its numbers) for each run of spaces."""
+    """A regular expression for text as it is or, loose, with any number for each number, and any
+    run of spaces or of dashes for each (a table's column widths follow its numbers)."""
     if not loose:
         return re.escape(text)
     out, at = [], 0
-    for m in NUMBER.finditer(text):
-        out += [re.escape(text[at:m.start()]), ANY_NUMBER]
+    for m in FREE.finditer(text):
+        free = ANY_NUMBER if NUMBER.fullmatch(m.group()) else " +" if m.group()[0] == " " else "-{3,}"
+        out += [re.escape(text[at:m.start()]), free]
         at = m.end()
     out.append(re.escape(text[at:]))
-    return re.sub(r"(\\ )+", " +", "".join(out))
+    return "".join(out)
 
 
 def line_pattern(expected, loose=False):
