@@ -14,9 +14,12 @@ std::string arithmetic_of(const std::string& signature) {
 }
 
 bool pages_arithmetic() {
-  std::string made_on = read_text(source_root + "/docs/transcripts-made-on.txt");
-  made_on = made_on.substr(0, made_on.find('\n'));
-  return arithmetic_of(made_on) == arithmetic_of(build_signature());
+  static const bool same = [] {  // (read once: every quote asks)
+    std::string made_on = read_text(source_root + "/docs/transcripts-made-on.txt");
+    made_on = made_on.substr(0, made_on.find('\n'));
+    return arithmetic_of(made_on) == arithmetic_of(build_signature());
+  }();
+  return same;
 }
 
 namespace {

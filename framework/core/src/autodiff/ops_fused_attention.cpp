@@ -175,15 +175,11 @@ FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float
     return AttentionInputs{qd, kd, vd, batch, nq, nk, p, pv, valid->data()};
   };
   const bool differentiable = graph_recording() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
-  Tensor out = Tensor::from_shape({batch, nq, pv});
-  if (!keep_weights && !differentiable) {  // the output alone
-    (short_rows ? short_attention_forward : blocked_forward)(inputs(q.value().data(), k.value().data(), v.value().data()),
-                                                             scale, mask, nullptr, out.data());
-    return {constant(std::move(out)), Var()};
-  }
-  Tensor w = Tensor::from_shape({batch, nq, nk});
+  const bool stored = keep_weights || differentiable;  // else the output alone
+  Tensor out = Tensor::from_shape({batch, nq, pv}), w = stored ? Tensor::from_shape({batch, nq, nk}) : Tensor();
   (short_rows ? short_attention_forward : blocked_forward)(inputs(q.value().data(), k.value().data(), v.value().data()),
-                                                           scale, mask, w.data(), out.data());
+                                                           scale, mask, stored ? w.data() : nullptr, out.data());
+  if (!stored) return {constant(std::move(out)), Var()};
   const Var weights = constant(std::move(w));
   Var output = graph_node(std::move(out), {q, k, v}, [weights, mask, scale, inputs, short_rows, nq](Node& n) {
     // Each gradient is written block by block, so when two of q, k and v are one node (self-
