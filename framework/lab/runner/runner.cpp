@@ -272,7 +272,6 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
       } catch (const std::exception& e) {
         write_error = e.what();
       }
-      progress.finished(r.id, to_string(r.status), r.wall_seconds, finished_note(r));
     }
   });
   tbb::task_group group;  // in run_experiment's arena
@@ -298,6 +297,9 @@ std::size_t execute_sweep(const Prepared& p, const RunnerOptions& options, const
         };
         f->record = execute_run(*plan, p.registries, p.spec.directory, observer, &checkpoint, p.memory);
       }
+      // Said by the run's own task, so that on one thread each run's lines end before the next
+      // run's begin, whenever the writer gets to it (a write error is reported at the end).
+      progress.finished(f->record.id, to_string(f->record.status), f->record.wall_seconds, finished_note(f->record));
       queue.push(f);
     });
   group.wait();
