@@ -12,7 +12,6 @@
 #include "attnlab/models/head_ablation.hpp"
 #include "attnlab/registries.hpp"
 #include "lab/builtins.hpp"
-#include "page_quotes.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
@@ -204,25 +203,3 @@ TEST_CASE("the framework holds a mode to its traits: keys from the source it dec
   CHECK(vvv({q, k, k}, std::nullopt).weights.value().shape()[2] == 2);  // its keys are the 2 queries
 }
 
-TEST_CASE("the ablation transcript of docs/concepts/what-attention-computes.md is what attnlab prints", "[heads][docs][cli][reproduction]") {
-  const attn::test::TempDir dir("attnlab-ablate-doc");
-  const std::string file = dir / "transformer-reverse.h5";
-  const auto trained = attn::test::command_output("cd " + attn::test::source_root + " && " + attn::test::attnlab_exe +
-                                                  " run experiments/transformer-reverse.yaml --threads 2 --output " + file + " 2>&1");
-  REQUIRE(trained.status == 0);
-  auto out = attn::test::command_output(attn::test::attnlab_exe + " ablate " + file + " --run heads-4 2>/dev/null");
-  REQUIRE(out.status == 0);
-  for (std::size_t at; (at = out.text.find(file)) != std::string::npos;) out.text.replace(at, file.size(), "transformer-reverse.h5");
-  const std::string page = attn::test::read_text(attn::test::source_root + "/docs/concepts/what-attention-computes.md");
-  CHECK(attn::test::quotes(page, "$ attnlab ablate transformer-reverse.h5 --run heads-4\n" + out.text + "```"));
-  // the report shows what ablate stored: a section in the contents, grids with their values on hover, the curve
-  const std::string report = dir / "report.html";
-  REQUIRE(attn::test::command_output(attn::test::attnlab_exe + " report " + file + " -o " + report).status == 0);
-  const std::string html = attn::test::read_text(report);
-  CHECK_THAT(html, Catch::Contains("<a href=\"#heads\">Heads taken apart</a>") && Catch::Contains("<section id=\"heads\">"));
-  CHECK_THAT(html, Catch::Contains("cross: change of valid_exact_match, one head off") &&
-                       Catch::Contains("decoder_self: change of valid_exact_match, a layer"));
-  CHECK_THAT(html, Catch::Contains("encoder_self: importance, normalised per layer") &&
-                       Catch::Contains("pruning the least important heads, 10% at a time"));
-  CHECK_THAT(html, Catch::Contains("<title>1") );  // a heatmap cell's hover text: layer 1, then the value
-}

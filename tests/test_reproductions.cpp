@@ -289,38 +289,6 @@ TEST_CASE("spoken digits spelled from their frames: a monotone alignment, as doc
                          test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " |"));
 }
 
-namespace {
-
-// The lines of the table "attention on the probe set" in a run's output (its title to the blank line).
-std::vector<std::string> attention_table(const std::string& output) {
-  std::vector<std::string> lines;
-  std::istringstream in(output.substr(output.find("attention on the probe set")));
-  for (std::string line; std::getline(in, line) && !line.empty();) lines.push_back(line);
-  return lines;
-}
-
-}  // namespace
-
-TEST_CASE("the attention-metric tables docs/concepts/measuring-attention.md and docs/analysis.md print are attnlab's",
-          "[reproduction][docs]") {
-  test::TempDir tmp("attnlab-metric-tables");
-  const std::string root = ATTNLAB_SOURCE_ROOT;
-  const std::string concept = test::read_text(root + "/docs/concepts/measuring-attention.md");
-  const std::string analysis = test::read_text(root + "/docs/analysis.md");
-  for (const std::string spec : {"bahdanau-reverse", "transformer-reverse"}) {
-    const auto run = test::command_output(test::attnlab_exe + " run " + root + "/experiments/" + spec + ".yaml --output " +
-                                          (tmp / (spec + ".h5")) + " --threads 1 2>&1");
-    INFO(run.text);
-    REQUIRE(run.status == 0);
-    const std::vector<std::string> table = attention_table(run.text);
-    REQUIRE(table.size() >= 5);
-    for (const std::string& line : table) {
-      CHECK(test::quotes(concept, line));
-      if (spec == "bahdanau-reverse") CHECK(test::quotes(analysis, line));
-    }
-  }
-}
-
 TEST_CASE("docs/reproductions.md quotes the PyTorch twin's positional runs as bench/results/positional-twin.jsonl holds them",
           "[docs][reproduction]") {
   const auto table = attn::test::command_output("/usr/bin/python3 " + attn::test::source_root + "/bench/positional_compare.py --twin " +

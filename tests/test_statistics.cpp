@@ -7,7 +7,6 @@
 
 #include "golden.hpp"
 #include "lab/results/statistics.hpp"
-#include "page_quotes.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
@@ -47,7 +46,7 @@ TEST_CASE("the best epoch is the lowest loss or perplexity and the highest of an
   CHECK_FALSE(best_epoch({nan, nan}, "valid_loss").has_value());
 }
 
-TEST_CASE("compare: several files, the best epoch, intervals and Welch's test between sweep points", "[statistics][cli]") {
+TEST_CASE("compare: several files, the best epoch, intervals and Welch's test between sweep points", "[statistics][cli][slow]") {
   const attn::test::TempDir dir("attnlab-compare");
   const std::string a = dir / "a.h5", b = dir / "b.h5";
   const std::string spec = attn::test::source_root + "/tests/specs/good/tiny-sweep.yaml";
@@ -69,14 +68,3 @@ TEST_CASE("compare: several files, the best epoch, intervals and Welch's test be
   CHECK(attn::test::command_output(attn::test::attnlab_exe + " compare " + a + " --best valid_nothing 2>&1").status == 2);
 }
 
-TEST_CASE("the statistics transcript of docs/running-experiments.md is what attnlab prints", "[statistics][cli][docs][reproduction]") {
-  const attn::test::TempDir dir("attnlab-compare-doc");
-  const std::string file = dir / "normalizers-transformer.h5";
-  REQUIRE(attn::test::command_output("cd " + attn::test::source_root + " && " + attn::test::attnlab_exe +
-                                     " run experiments/normalizers-transformer.yaml --set 'sweep.seed=[1, 2, 3]' --threads 2 --output " +
-                                     file + " > /dev/null 2>&1").status == 0);
-  const auto out = attn::test::command_output(attn::test::attnlab_exe + " compare " + file + " --metric valid_bleu");
-  REQUIRE(out.status == 0);
-  const std::string page = attn::test::read_text(attn::test::source_root + "/docs/running-experiments.md");
-  CHECK(attn::test::quotes(page, "$ attnlab compare normalizers-transformer.h5 --metric valid_bleu\n" + out.text + "```"));
-}
