@@ -179,7 +179,7 @@ TEST_CASE("language_model init: pytorch draws the attention's projections as nn.
   CHECK_THROWS_WITH(language_model(data, {{"init", "kaiming"}}, s), Catch::Contains("option 'init' must be one of 'xavier', 'pytorch'"));
 }
 
-TEST_CASE("language_model learns The Time Machine: perplexity and bits per character in the history", "[models][language]") {
+TEST_CASE("language_model learns The Time Machine: perplexity and bits per character in the history", "[models][language][slow]") {
   test::TempDir dir("attnlab-lm");
   std::ofstream(dir / "lm.yaml") << "name: lm\ndataset:\n  name: text_corpus\n  path: " << test::source_root
                                    << "/datasets/timemachine/timemachine.txt\n  num_steps: 32\n  num_train: 4096\n  num_valid: 256\n"

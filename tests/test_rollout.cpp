@@ -63,7 +63,7 @@ TEST_CASE("rollout fuses heads by their mean, max or min before adding the resid
 }
 
 TEST_CASE("plot --rollout (mean, max, min, gradient) and --flow draw a self-attention map composed over its layers, and refuse the rest",
-          "[rollout][cli]") {
+          "[rollout][cli][slow]") {
   const attn::test::TempDir dir("attnlab-rollout");
   const std::string lm = dir / "lm.h5";
   REQUIRE(attn::test::command_output("cd " + attn::test::source_root + " && " + attn::test::attnlab_exe +

@@ -191,7 +191,7 @@ TEST_CASE("sequence_task's classification tasks: one label per string, from the 
                     Catch::Contains("spec.yaml:5:14") && Catch::Contains("one label per string"));
 }
 
-TEST_CASE("encoder_classifier learns the majority digit, pooling <cls> or the mean; metrics per class and a confusion matrix", "[models][classification]") {
+TEST_CASE("encoder_classifier learns the majority digit, pooling <cls> or the mean; metrics per class and a confusion matrix", "[models][classification][slow]") {
   const Data data = load("sequence_task", {{"task", "majority"}, {"num_train", "1500"}, {"num_valid", "200"}, {"max_len", "7"}});
   for (const std::string pool : {"cls", "mean"}) {
     DYNAMIC_SECTION("pool " << pool) {
@@ -688,7 +688,7 @@ TEST_CASE("spoken_digits: utterances as frame sets of their own lengths, a voice
 }
 
 TEST_CASE("spoken_digits target letters: frames in, the words spelled out; k words laid end to end; its refusals",
-          "[data][speech]") {
+          "[data][speech][slow]") {
   const std::string utterances = test::source_root + "/datasets/spoken-digits/utterances.txt";
   const Data one = load("spoken_digits", {{"path", utterances}, {"target", "letters"}});
   const auto& d = std::get<SequenceData>(one);
@@ -744,7 +744,7 @@ TEST_CASE("spoken_digits target letters: frames in, the words spelled out; k wor
                     Catch::Contains("option 'num_train' is for 'words' above 1"));
 }
 
-TEST_CASE("frames to letters: seq2seq reads frames, the models that read tokens refuse them", "[models][speech]") {
+TEST_CASE("frames to letters: seq2seq reads frames, the models that read tokens refuse them", "[models][speech][slow]") {
   TempDir dir("attnlab-spelling-models");
   const std::string head = "name: spell\ndataset:\n  name: spoken_digits\n  path: " + test::source_root +
                            "/datasets/spoken-digits/utterances.txt\n  target: letters\nmodel:\n  name: ";
@@ -779,7 +779,7 @@ TEST_CASE("make_spoken_digits.sh without espeak-ng says how to install it, exits
   CHECK_FALSE(std::filesystem::exists(dir / "wav.new"));
 }
 
-TEST_CASE("attnlab plot --attention draws a frames run's attention over time above its spectrogram", "[cli][analysis][speech]") {
+TEST_CASE("attnlab plot --attention draws a frames run's attention over time above its spectrogram", "[cli][analysis][speech][slow]") {
   TempDir dir("attnlab-speech-plot");
   std::ofstream(dir / "speech.yaml") << "name: speech\ndataset:\n  name: spoken_digits\n  path: " << test::source_root
                                      << "/datasets/spoken-digits/utterances.txt\nmodel:\n  name: encoder_classifier\n  d_model: 8\n"
