@@ -4,6 +4,7 @@ experiments/positional-extrapolation.yaml.
 
 usage: /usr/bin/python3 bench/positional_twin.py [--threads N] [--seeds 1,2,3] [--steps 3000]
          [--schemes learned,sinusoidal,rope,alibi,none] [--contexts 128,256,512] [--out FILE]
+         [--unused-tokens K]
 
 The model is the next d2l edition's attention-only character model (TinyCharLM): an embedding
 N(0, 0.02^2), 2 blocks X = X + proj(MHA_causal(X)) with one qkv projection and no biases, 4 heads,
@@ -18,7 +19,9 @@ exp(mean cross-entropy over every validation token) at each context (d2l average
 means, which differs only by its last, smaller batch). Prints one JSON line per scheme: the
 perplexity at each context, the last 100 steps' mean training loss and the seconds taken; with
 --out, appends them to FILE and skips the (scheme, seed) pairs FILE already holds, so that an
-interrupted reproduction continues where it stopped.
+interrupted reproduction continues where it stopped. --unused-tokens K adds K vocabulary entries
+that never occur in the text (attnlab's vocabulary holds three, <pad> <bos> <eos>; d2l's one,
+<unk>): the tied head still scores them.
 """
 import json
 import math
@@ -134,9 +137,10 @@ def done_in(path):
 
 
 def main():
-    args = arguments(steps=3000, seeds="1,2,3", schemes="learned,sinusoidal,rope,alibi,none", contexts="128,256,512", out="")
+    args = arguments(steps=3000, seeds="1,2,3", schemes="learned,sinusoidal,rope,alibi,none", contexts="128,256,512", out="", unused_tokens=0)
     set_threads(torch, args.threads)
     ids, vocab = corpus()
+    vocab += args.unused_tokens
     done = done_in(args.out)
     for seed in map(int, args.seeds.split(",")):
         for positional in args.schemes.split(","):
@@ -148,7 +152,8 @@ def main():
             model.eval()
             ppl = {n: perplexity(model, ids, int(n)) for n in args.contexts.split(",")}
             line = json.dumps({"positional": positional, "seed": seed, "valid_ppl": ppl, "train_loss": train_loss,
-                               "train_seconds": trained, "seconds": time.perf_counter() - start, "threads": args.threads})
+                               "train_seconds": trained, "seconds": time.perf_counter() - start, "threads": args.threads,
+                               "unused_tokens": args.unused_tokens})
             print(line, flush=True)
             if args.out:
                 with open(args.out, "a") as f:

@@ -5,16 +5,17 @@ import time
 
 
 def arguments(**extra):
-    """--threads N and --seed S, plus extra options given as name=default; a tuple default
-    (e.g. cell=("gru", "lstm", "rnn")) lists the allowed values, the first being the default."""
+    """--threads N and --seed S, plus extra options given as name=default (the option --name, an
+    underscore written as a hyphen); a tuple default (e.g. cell=("gru", "lstm", "rnn")) lists the
+    allowed values, the first being the default."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     for name, default in extra.items():
         if isinstance(default, tuple):
-            parser.add_argument("--" + name, choices=default, default=default[0])
+            parser.add_argument("--" + name.replace("_", "-"), choices=default, default=default[0])
         else:
-            parser.add_argument("--" + name, type=type(default), default=default)
+            parser.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
     return parser.parse_args()
 
 

@@ -16,9 +16,12 @@
 #include "attnlab/gradcheck.hpp"
 #include "lab/builtins.hpp"
 #include "lab/results/results_format.hpp"
+#include "golden.hpp"
 #include "test_support.hpp"
 
 using namespace attn;
+using attn::test::Golden;
+using attn::test::max_scaled_error;
 
 namespace {
 
@@ -177,6 +180,40 @@ TEST_CASE("language_model init: pytorch draws the attention's projections as nn.
   }
   ParamStore s;
   CHECK_THROWS_WITH(language_model(data, {{"init", "kaiming"}}, s), Catch::Contains("option 'init' must be one of 'xavier', 'pytorch'"));
+}
+
+TEST_CASE("language_model and AdamW take the steps of the PyTorch twin, for each positional scheme", "[models][language][golden]") {
+  // bench/positional_twin.py's model (the twin of the positional reproduction) at 16 wide, from
+  // the same initial parameters, on the same batch: its losses and final parameters
+  // (tests/golden/make_golden.py, language_model_golden).
+  const Golden g("language_model.txt");
+  const Data data = load_text({{"num_steps", "16"}, {"num_train", "8"}, {"num_valid", "8"}});
+  const VectorBatch batch = std::get<VectorData>(data).train.sets->batch({0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(max_scaled_error(xt::cast<float>(batch.tokens), g["tokens"]) == 0.0);  // the same windows and vocabulary
+  for (const std::string scheme : {"learned", "sinusoidal", "rope", "alibi", "none"}) {
+    DYNAMIC_SECTION(scheme) {
+      ParamStore store;
+      auto model = language_model(data, {{"d_model", "16"}, {"heads", "2"}, {"layers", "2"}, {"block", "attention_only"}, {"max_len", "32"},
+                                         {"positional", scheme}}, store);
+      for (const auto& [name, var] : store.items()) var.mutable_value() = g[scheme + ".init." + name];  // (throws if the twin has no such)
+      CHECK(store.size() == (scheme == "learned" ? 10u : 9u));
+      Options o;
+      o.set("weight_decay", "0");
+      auto adamw = test::builtins().optimizers.create("adamw", OptimizerArgs{o, store.items()});
+      Rng rng(1);
+      for (std::size_t step = 0; step < 5; ++step) {
+        store.zero_grad();
+        const LossResult r = model->loss({0, 1, 2, 3, 4, 5, 6, 7}, TrainingStep{rng});
+        r.loss.backward();
+        adamw->step(0.01f);
+        CHECK(r.sum / r.count == Approx(g[scheme + ".losses"](step)).epsilon(1e-5));
+      }
+      for (const auto& [name, var] : store.items()) {
+        INFO(name);
+        CHECK(max_scaled_error(var.value(), g[scheme + ".final." + name]) < 1e-5);
+      }
+    }
+  }
 }
 
 TEST_CASE("language_model learns The Time Machine: perplexity and bits per character in the history", "[models][language][slow]") {
