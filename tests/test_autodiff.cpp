@@ -1,5 +1,6 @@
 // The contract of the graph: gradients add up, constants take none, deep graphs do not
-// overflow the stack, and independent graphs run at once on different threads.
+// overflow the stack, independent graphs run at once on different threads, and a value is
+// released once nothing may read it, without changing a gradient.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "attnlab/attnlab.hpp"
+#include "test_support.hpp"
 
 using namespace attn;
 
@@ -90,4 +92,57 @@ TEST_CASE("independent graphs train at once on two threads with identical result
   t2.join();
   CHECK((a == alone));
   CHECK((b == alone));
+}
+
+namespace {
+
+// x [4, 3] w [3, 5] -> h = x w -> r = h viewed as [20] -> g = gelu(r) -> sum(g * g): the
+// gradients of x and w, with every Var kept (keep) or each dropped once the next op has it.
+std::pair<Tensor, Tensor> gelu_of_product_gradients(bool keep) {
+  Rng rng(7);
+  const Var x = leaf(test::randn({4, 3}, rng)), w = leaf(test::randn({3, 5}, rng));
+  Var h = matmul(x, w);
+  Var r = reshape(h, {20});
+  if (!keep) h = Var();
+  Var g = gelu(r);
+  if (!keep) r = Var();
+  const Var loss = sum(g * g);
+  if (!keep) g = Var();
+  loss.backward();
+  return {x.grad(), w.grad()};
+}
+
+Node::Held held(const std::weak_ptr<Node>& n) { return n.lock()->held; }  // (a weak_ptr holds no value)
+
+}  // namespace
+
+TEST_CASE("a value no backward reads goes with its last Var; a value a backward reads stays until that backward ran", "[autodiff]") {
+  Rng rng(7);
+  const Var x = leaf(test::randn({4, 3}, rng)), w = leaf(test::randn({3, 5}, rng));
+  Var h = matmul(x, w);      // matmul's backward reads x and w, not its result
+  Var r = reshape(h, {20});  // reshape's reads no value: nothing reads h's
+  const std::weak_ptr<Node> h_node = h.node(), r_node = r.node();
+  CHECK(held(h_node) == Node::Held::value);  // a Var holds it
+  h = Var();
+  CHECK(held(h_node) == Node::Held::released);
+  CHECK(h_node.lock()->value.size() == 0);
+  CHECK(h_node.lock()->shape() == Shape{4, 5});  // its shape stays
+  Var g = gelu(r);  // gelu's backward reads its input
+  r = Var();
+  CHECK(held(r_node) == Node::Held::value);
+  const Var loss = sum(g * g);
+  const std::weak_ptr<Node> g_node = g.node();
+  loss.backward();
+  CHECK(held(r_node) == Node::Held::spent);  // gelu's backward has run: nothing reads it now
+  CHECK(held(g_node) == Node::Held::value);  // a Var holds it
+  CHECK(g.value().size() == 20);
+  CHECK_THROWS_WITH(loss.backward(), Catch::Contains("this graph was back-propagated before") && Catch::Contains("compute the result again"));
+}
+
+TEST_CASE("values released early change no gradient", "[autodiff]") {
+  const auto [x_kept, w_kept] = gelu_of_product_gradients(true);
+  const auto [x_released, w_released] = gelu_of_product_gradients(false);
+  CHECK((x_released == x_kept));
+  CHECK((w_released == w_kept));
+  CHECK(xt::amax(xt::abs(x_kept))() > 0.0f);
 }

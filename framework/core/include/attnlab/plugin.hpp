@@ -44,10 +44,12 @@
 //    graph_recording().
 // 13: MultiHead::pytorch_init (MultiHead's layout); API 1's and 2's names record, QKV,
 //    OptionError and select_rows back as deprecated aliases that name their successors (kept
-//    through 14).
+//    through 15).
 // 14: ConformanceHints: a plugin class declares option sets and a finite-difference step for the
 //    conformance suite (attnlab check); Registry entries carry them.
-#define ATTNLAB_PLUGIN_API_VERSION 14
+// 15: graph_node's BackwardReads (which values a backward reads; the others are released early)
+//    and Node::shape(); Node's counts of children and readers.
+#define ATTNLAB_PLUGIN_API_VERSION 15
 
 namespace attn {
 

@@ -16,7 +16,7 @@ Var add(const Var& a, const Var& b) {
   return graph_node(a.value() + b.value(), {a, b}, [](Node& n) {
     n.accumulate(0, n.grad);
     n.accumulate(1, n.grad);
-  });
+  }, reads_parents({}));
 }
 
 // y = a - b;  da += dy,  db -= dy
@@ -24,7 +24,7 @@ Var sub(const Var& a, const Var& b) {
   return graph_node(a.value() - b.value(), {a, b}, [](Node& n) {
     n.accumulate(0, n.grad);
     if (n.wants(1)) n.accumulate(1, -n.grad);
-  });
+  }, reads_parents({}));
 }
 
 // y = a * b;  da += dy * b,  db += dy * a
@@ -32,7 +32,7 @@ Var mul(const Var& a, const Var& b) {
   return graph_node(a.value() * b.value(), {a, b}, [](Node& n) {
     if (n.wants(0)) n.accumulate(0, n.grad * n.parents[1]->value);
     if (n.wants(1)) n.accumulate(1, n.grad * n.parents[0]->value);
-  });
+  }, reads_parents({0, 1}));
 }
 
 // y = a / b;  da += dy / b,  db -= dy * y / b
@@ -46,24 +46,24 @@ Var div(const Var& a, const Var& b) {
 
 // y = s * x;  dx += s * dy
 Var scale(const Var& x, float s) {
-  return graph_node(s * x.value(), {x}, [s](Node& n) { n.accumulate(0, s * n.grad); });
+  return graph_node(s * x.value(), {x}, [s](Node& n) { n.accumulate(0, s * n.grad); }, reads_parents({}));
 }
 
 // y = x + s;  dx += dy
 Var add_scalar(const Var& x, float s) {
-  return graph_node(x.value() + s, {x}, [](Node& n) { n.accumulate(0, n.grad); });
+  return graph_node(x.value() + s, {x}, [](Node& n) { n.accumulate(0, n.grad); }, reads_parents({}));
 }
 
 // y = tanh(x);  dx += dy * (1 - y^2)
 Var tanh(const Var& x) {
   return graph_node(xt::tanh(x.value()), {x},
-                [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value * n.value)); });
+                [](Node& n) { n.accumulate(0, n.grad * (1.0f - n.value * n.value)); }, reads_parents({}, true));
 }
 
 // y = 1 / (1 + e^-x);  dx += dy * y * (1 - y)
 Var sigmoid(const Var& x) {
   return graph_node(1.0f / (1.0f + xt::exp(-x.value())), {x},
-                [](Node& n) { n.accumulate(0, n.grad * n.value * (1.0f - n.value)); });
+                [](Node& n) { n.accumulate(0, n.grad * n.value * (1.0f - n.value)); }, reads_parents({}, true));
 }
 
 // y = max(x, 0);  dx += dy * [y > 0] ([y > 0] = [x > 0]). One vector pass each way, the
@@ -75,7 +75,7 @@ Var relu(const Var& x) {
     if (!n.wants(0)) return;
     const auto [dx, beta] = n.parents[0]->grad_target();
     relu_row_backward(n.value.data(), n.grad.data(), dx, n.value.size(), beta);
-  });
+  }, reads_parents({}, true));
 }
 
 // y = x for x > 0, slope * x otherwise (LeakyReLU);  dx += dy * (x > 0 ? 1 : slope)
@@ -149,12 +149,12 @@ Var gelu(const Var& x) {
       store_to(d + i, load_as<T>(dy + i) * (cdf + v * pdf));
     });
     n.accumulate(0, std::move(dx));
-  });
+  }, reads_parents({0}));
 }
 
 // y = e^x;  dx += dy * y
 Var exp(const Var& x) {
-  return graph_node(xt::exp(x.value()), {x}, [](Node& n) { n.accumulate(0, n.grad * n.value); });
+  return graph_node(xt::exp(x.value()), {x}, [](Node& n) { n.accumulate(0, n.grad * n.value); }, reads_parents({}, true));
 }
 
 // y = ln x;  dx += dy / x

@@ -190,7 +190,7 @@ FusedAttention softmax_attention(const Var& q, const Var& k, const Var& v, float
         inputs(n.parents[0]->value.data(), n.parents[1]->value.data(), n.parents[2]->value.data()), scale, mask,
         weights.value().data(), n.grad.data(), gradient_target(n, 0, into_zeros), gradient_target(n, 1, into_zeros),
         gradient_target(n, 2, into_zeros));
-  });
+  }, reads_parents({0, 1, 2}));
   return {std::move(output), weights};
 }
 

@@ -28,7 +28,7 @@ Var matmul(const Var& a, const Var& b) {
       const auto [db, beta] = n.parents[1]->grad_target();
       gemm(true, false, k, cols, rows, av.data(), n.grad.data(), beta, db);
     }
-  });
+  }, reads_parents({0, 1}));
 }
 
 namespace {
@@ -84,7 +84,7 @@ Var linear(const Var& x, const Var& w, const Var& b) {
   return graph_node(linear_value(x, w, b, s), {x, w, b}, [s](Node& n) {
     linear_product_gradients(n, n.grad.data(), s);
     if (n.wants(2)) bias_gradient(n.grad.data(), s, n.parents[2]->grad_buffer().data());
-  });
+  }, reads_parents({0, 1}));
 }
 
 // y = relu(x w + b);  dz = dy * [y > 0],  dx += dz w^T,  dw += x^T dz,  db += sum over rows of dz.
@@ -104,7 +104,7 @@ Var linear_relu(const Var& x, const Var& w, const Var& b) {
     });
     if (n.wants(2)) bias_gradient(n.grad.data(), s, n.parents[2]->grad_buffer().data());
     linear_product_gradients(n, n.grad.data(), s);
-  });
+  }, reads_parents({0, 1}, true));
 }
 
 // y = alpha op(a) op(b) per batch item;
@@ -136,7 +136,7 @@ Var bmm(const Var& a, const Var& b, bool trans_a, bool trans_b, float alpha) {
       else           // db [n,k] = dy^T op(a)
         gemm_batched(batch, true, trans_a, cols, k, m, dy, m * cols, av, m * k, beta, db, k * cols, alpha);
     }
-  });
+  }, reads_parents({0, 1}));
 }
 
 Var bmm(const Var& a, const Var& b, bool trans_a, bool trans_b) { return bmm(a, b, trans_a, trans_b, 1.0f); }

@@ -60,7 +60,7 @@ Var masked_cross_entropy(const Var& logits, const IntTensor& labels, const IntTe
         dx[row + static_cast<std::size_t>(labels(b, t))] -= g * (1.0f - smoothing);
       }
     }
-  });
+  }, reads_parents({}));
 }
 
 }  // namespace attn

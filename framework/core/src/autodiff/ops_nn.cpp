@@ -55,7 +55,7 @@ Var dropout(const Var& x, float p, Rng& rng) {
     if (!n.wants(0)) return;
     const auto [dx, beta] = n.parents[0]->grad_target();
     apply_in_chunks(mask, n.grad.data(), dx, n.grad.size(), beta != 0.0f);
-  });
+  }, reads_parents({}));
 }
 
 namespace {
@@ -171,7 +171,7 @@ Var layer_norm_node(const Var& x, const Var* addend, const Var& gamma, const Var
   parents.push_back(beta);
   return graph_node(std::move(y), std::move(parents), [xhat, inv_sigma, d, rows, inputs](Node& n) {
     layer_norm_backward(n, {n.grad.data(), n.parents[inputs]->value.data(), xhat->data(), inv_sigma->data(), d}, rows, inputs);
-  });
+  }, reads_parents({inputs}));
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ double total_of(const float* x, std::size_t n) {
 
 // dy reshaped with size-1 axes where x was reduced, then broadcast to x's shape (times s).
 void spread_back(Node& n, const std::vector<std::size_t>& axes, float s) {
-  Shape kept = shape_of(n.parents[0]->value);
+  Shape kept = n.parents[0]->shape();
   for (std::size_t a : axes) kept[a] = 1;
   Tensor g = n.grad;
   g.reshape(kept);
@@ -59,7 +59,7 @@ Var sum(const Var& x) {
   const double total = total_of(x.value().data(), x.value().size());
   return graph_node(Tensor(static_cast<float>(total)), {x}, [](Node& n) {
     n.parents[0]->grad_buffer() += n.grad.data()[0];
-  });
+  }, reads_parents({}));
 }
 
 // y = sum over `axes` of x;  dx += dy broadcast over those axes
@@ -67,7 +67,7 @@ Var sum(const Var& x, const std::vector<std::size_t>& axes_in, bool keepdims) {
   const auto axes = checked_axes(x, axes_in);
   Tensor y = x.value();
   for (auto it = axes.rbegin(); it != axes.rend(); ++it) y = sum_axis(y, *it, keepdims);
-  return graph_node(std::move(y), {x}, [axes](Node& n) { spread_back(n, axes, 1.0f); });
+  return graph_node(std::move(y), {x}, [axes](Node& n) { spread_back(n, axes, 1.0f); }, reads_parents({}));
 }
 
 // y = mean_i x_i;  dx += dy / N

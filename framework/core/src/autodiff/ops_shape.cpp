@@ -41,9 +41,9 @@ Var reshape(const Var& x, const Shape& shape) {
   y.reshape(shape);
   return graph_node(std::move(y), {x}, [](Node& n) {
     Tensor g = n.grad;
-    g.reshape(n.parents[0]->value.shape());
+    g.reshape(n.parents[0]->shape());
     n.accumulate(0, g);
-  });
+  }, reads_parents({}));
 }
 
 // y = x with axes reordered: y.shape[i] = x.shape[axes[i]];  dx += dy permuted back
@@ -56,7 +56,7 @@ Var permute(const Var& x, const std::vector<std::size_t>& axes) {
   Tensor y = xt::transpose(x.value(), axes);
   return graph_node(std::move(y), {x}, [inverse](Node& n) {
     n.accumulate(0, Tensor(xt::transpose(n.grad, inverse)));
-  });
+  }, reads_parents({}));
 }
 
 // y = x with two axes swapped;  dx += dy with them swapped back
@@ -110,7 +110,7 @@ Var split_heads(const Var& x, std::size_t heads, std::size_t first, std::size_t 
     const auto [dx, beta] = width == columns ? node.parents[0]->grad_target()
                                              : std::pair<float*, float>{node.parents[0]->grad_buffer().data(), 1.0f};
     move_heads(node.grad.data(), dx + first, b, n, heads, p, false, beta != 0.0f, columns);
-  });
+  }, reads_parents({}));
 }
 
 // y[b, i, j*p : (j+1)*p] = x[b*h + j, i, :];  dx[b*h + j, i, :] += dy[b, i, j*p : (j+1)*p]
@@ -124,7 +124,7 @@ Var merge_heads(const Var& x, std::size_t heads) {
   return graph_node(std::move(y), {x}, [b, n, heads, p](Node& node) {
     const auto [dx, beta] = node.parents[0]->grad_target();
     move_heads(node.grad.data(), dx, b, n, heads, p, true, beta != 0.0f, heads * p);
-  });
+  }, reads_parents({}));
 }
 
 // y = x[..., begin:end, ...] along axis;  dx[..., begin:end, ...] += dy
@@ -148,7 +148,7 @@ Var slice(const Var& x, std::size_t axis, std::size_t begin, std::size_t end) {
     for (std::size_t o = 0; o < v.outer; ++o)
       for (std::size_t i = 0; i < len * v.inner; ++i)
         dx[(o * v.n + begin) * v.inner + i] += dy[o * len * v.inner + i];
-  });
+  }, reads_parents({}));
 }
 
 // y = [x_0, x_1, ...] joined along axis;  dx_i += the slab of dy that came from x_i
@@ -180,13 +180,13 @@ Var concat(const std::vector<Var>& xs, std::size_t axis) {
   return graph_node(std::move(y), xs, [v, offsets, axis](Node& n) {
     for (std::size_t i = 0; i < n.parents.size(); ++i) {
       if (!n.wants(i)) continue;
-      const std::size_t len = n.parents[i]->value.shape()[axis];
+      const std::size_t len = n.parents[i]->shape()[axis];
       float* dx = n.parents[i]->grad_buffer().data();
       for (std::size_t o = 0; o < v.outer; ++o)
         for (std::size_t j = 0; j < len * v.inner; ++j)
           dx[o * len * v.inner + j] += n.grad.data()[(o * v.n + offsets[i]) * v.inner + j];
     }
-  });
+  }, reads_parents({}));
 }
 
 // y[..., j, ...] = x[..., index[j], ...];  dx[..., index[j], ...] += dy[..., j, ...]
@@ -218,7 +218,7 @@ Var index_select(const Var& x, std::size_t axis, const IntTensor& index) {
         const float* g = n.grad.data() + (o * count + j) * v.inner;
         for (std::size_t i = 0; i < v.inner; ++i) d[i] += g[i];
       }
-  });
+  }, reads_parents({}));
 }
 
 }  // namespace attn

@@ -5,8 +5,16 @@
 // graph of one computation is owned by the Vars the caller holds (no global tape, no global
 // state: independent runs train at once on different threads). backward() visits the graph in
 // reverse topological order; each closure ADDS its contribution into its parents' gradients.
+//
+// A value is kept only while something may read it. A primitive says which values its backward
+// reads (BackwardReads); an intermediate value that no backward reads is released when the last
+// Var that could still read it goes, and backward() releases each intermediate value once every
+// backward that reads it has run (a graph is back-propagated once, as with PyTorch's default).
+// Values a caller holds a Var to are never released (docs/autodiff.md, "Values kept").
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -45,12 +53,41 @@ struct Node {
   // parents[i].grad += g, where g may have been broadcast: it is summed down to the parent's shape.
   void accumulate(std::size_t i, const Tensor& g);
   void accumulate(std::size_t i, Tensor&& g);  // a temporary g is moved, not copied, when it is the first
+
+  // The value's shape, also after the value is released (a backward that reads no value of a
+  // parent reads its shape here, never from parents[i]->value).
+  Shape shape() const;
+  // What keeps the value (graph_node and Var maintain them).
+  std::atomic<std::uint32_t> children{0};  // graph nodes that hold this one among their parents
+  std::atomic<std::uint32_t> readers{0};   // backward closures that read this value, its own included
+  enum class Held : std::uint8_t { value, released, spent };  // spent: released by a backward
+  Held held = Held::value;
+  Shape released_shape;
+
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();
 };
+
+// Releases n's value if no backward reads it and nothing but the graph holds n (use_count, the
+// handles still alive, counting the one about to go).
+void release_if_unread(const NodePtr& n, long handles_going);
 
 class Var {
  public:
   Var() = default;
   explicit Var(NodePtr node) : node_(std::move(node)) {}
+  Var(const Var&) = default;
+  Var(Var&&) noexcept = default;
+  Var& operator=(Var other) noexcept {  // the handle replaced goes through the destructor's check
+    node_.swap(other.node_);
+    return *this;
+  }
+  ~Var() {
+    if (node_ && node_->backward && node_.use_count() == 1 + static_cast<long>(node_->children.load(std::memory_order_relaxed)))
+      release_if_unread(node_, 1);
+  }
 
   const Tensor& value() const { return node_->value; }
   Tensor& mutable_value() const { return node_->value; }  // optimizers update parameters in place
@@ -100,10 +137,23 @@ Var constant(Tensor value);
 // A leaf that takes a gradient (parameters, or inputs under a gradient check).
 Var leaf(Tensor value);
 
+// Which values a primitive's backward reads: its result's value, and the values of which parents
+// (by index). The values it does not read may be released before it runs; of those it reads the
+// shape only, through Node::shape(). Without it, a backward is taken to read every value.
+struct BackwardReads {
+  bool own_value = true;
+  bool every_parent = true;
+  std::vector<std::size_t> parents;  // when not every_parent
+};
+// A backward that reads the values of these parents (none: {}), and its own value if own_value.
+inline BackwardReads reads_parents(std::vector<std::size_t> parents, bool own_value = false) {
+  return {own_value, false, std::move(parents)};
+}
+
 // The graph node of a primitive's result. If no parent requires a gradient the result is a constant
 // and the closure is dropped; otherwise backward(node) will be called during backward().
 // This is also the hook for fused primitives written in plugins.
-Var graph_node(Tensor value, std::vector<Var> parents, std::function<void(Node&)> backward);
+Var graph_node(Tensor value, std::vector<Var> parents, std::function<void(Node&)> backward, const BackwardReads& reads = {});
 // API 1's name, kept for API 13 only (docs/plugin-api-changes.md).
 [[deprecated("record() is graph_node() since plugin API 2")]] inline Var record(Tensor value, std::vector<Var> parents,
                                                                             std::function<void(Node&)> backward) {
