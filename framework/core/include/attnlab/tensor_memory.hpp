@@ -16,11 +16,11 @@
 // "never"), the memory is ordinary and nothing else changes. Only whole 2 MiB pages inside a
 // block are advised, so a block never makes its neighbours' memory resident.
 //
-// A block of mapped_block_bytes (4 MiB) or more is a mapping of its own (mmap), not a piece of
+// A block of mapped_block_bytes (4 MiB, tensor_memory.cpp) or more is a mapping of its own (mmap), not a piece of
 // malloc's heap. A training step asks for the same large sizes in a different order from one
 // step to the next, and in one heap the holes they leave add up: W8 (ViT, batch 128) held 478 MB
 // of tensors at its peak in 694 MB of heap. A freed mapping is kept for the next request of its
-// exact size, up to mapped_cache_bytes of them (a step asks again for the sizes it freed, so it
+// exact size, up to mapped_cache_bytes (256 MiB) of them (a step asks again for the sizes it freed, so it
 // pays no page faults for them), and given back to the kernel beyond that.
 #pragma once
 

@@ -37,10 +37,8 @@ void release(Node& n, Node::Held how) {
 
 }  // namespace
 
-void release_if_unread(const NodePtr& n, long handles_going) {
-  if (n->readers.load(std::memory_order_relaxed) == 0 &&
-      n.use_count() == handles_going + static_cast<long>(n->children.load(std::memory_order_relaxed)))
-    release(*n, Node::Held::released);
+void release_if_unread(Node& n) {
+  if (n.readers.load(std::memory_order_relaxed) == 0) release(n, Node::Held::released);
 }
 
 void Node::accumulate(std::size_t i, const Tensor& g) {

@@ -70,9 +70,9 @@ struct Node {
   ~Node();
 };
 
-// Releases n's value if no backward reads it and nothing but the graph holds n (use_count, the
-// handles still alive, counting the one about to go).
-void release_if_unread(const NodePtr& n, long handles_going);
+// Releases n's value if no backward reads it; called by the last Var of n, once only the graph
+// holds n besides it.
+void release_if_unread(Node& n);
 
 class Var {
  public:
@@ -86,7 +86,7 @@ class Var {
   }
   ~Var() {
     if (node_ && node_->backward && node_.use_count() == 1 + static_cast<long>(node_->children.load(std::memory_order_relaxed)))
-      release_if_unread(node_, 1);
+      release_if_unread(*node_);
   }
 
   const Tensor& value() const { return node_->value; }
