@@ -5,6 +5,7 @@
 
 #include "attnlab/data/text.hpp"
 #include "training_steps.hpp"
+#include "workloads.hpp"
 
 namespace attn::bench {
 namespace {
@@ -27,7 +28,7 @@ TrainedTransformer train_transformer(std::uint64_t seed, std::size_t epochs) {
     return true;
   };
   TrainedTransformer t;
-  t.record = execute_run(plan, registries, ATTNLAB_BENCH_DIR, observer);
+  t.record = execute_run(plan, registries, bench_dir, observer);
   if (t.record.status != RunStatus::finished) throw std::runtime_error("the W5 run ended " + std::string(to_string(t.record.status)) + ": " + t.record.error);
   t.parts = rebuild_transformer(t, seed, {});
   return t;
@@ -37,7 +38,7 @@ std::unique_ptr<RunParts> rebuild_transformer(const TrainedTransformer& trained,
                                               const std::vector<std::string>& overrides) {
   const Registries& registries = bench_registries();
   const RunPlan plan = w5_plan(seed, trained.record.history.size(), overrides);
-  std::unique_ptr<RunParts> parts = build_run(plan, registries, ATTNLAB_BENCH_DIR);
+  std::unique_ptr<RunParts> parts = build_run(plan, registries, bench_dir);
   for (const auto& [name, value] : trained.record.params) parts->params.get(name).mutable_value() = value;
   return parts;
 }

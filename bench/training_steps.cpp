@@ -1,4 +1,5 @@
 #include "training_steps.hpp"
+#include "workloads.hpp"
 
 #include <chrono>
 #include <stdexcept>
@@ -19,14 +20,14 @@ const Registries& bench_registries() {
 }
 
 RunPlan bench_plan(const std::string& spec, const std::vector<std::string>& overrides) {
-  const SpecResult read = read_spec(std::string(ATTNLAB_BENCH_DIR) + "/" + spec, overrides);
+  const SpecResult read = read_spec(std::string(bench_dir) + "/" + spec, overrides);
   if (!read.spec) throw std::runtime_error(read.diagnostics.at(0).str());
   return read.spec->runs.at(0);
 }
 
 std::unique_ptr<RunParts> built_bench_run(const std::string& spec, const std::vector<std::string>& overrides, RunPlan& plan) {
   plan = bench_plan(spec, overrides);
-  return build_run(plan, bench_registries(), ATTNLAB_BENCH_DIR);
+  return build_run(plan, bench_registries(), bench_dir);
 }
 
 StepTimes time_training_steps(RunParts& run, const RunPlan& plan, std::size_t warmup, std::size_t steps,

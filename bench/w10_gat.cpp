@@ -13,7 +13,7 @@ namespace attn::bench {
 
 std::string run_w10(const Args& args) {
   const RunPlan plan = bench_plan("w10-gat.yaml", {"seed=" + std::to_string(args.seed)});
-  const RunRecord record = execute_run(plan, bench_registries(), ATTNLAB_BENCH_DIR, RunObserver{});
+  const RunRecord record = execute_run(plan, bench_registries(), bench_dir, RunObserver{});
   if (record.status != RunStatus::finished) throw std::runtime_error("the W10 run ended " + std::string(to_string(record.status)) + ": " + record.error);
   std::vector<double> ms;
   for (const EpochRecord& e : record.history) ms.push_back(e.seconds * 1e3);

@@ -19,7 +19,7 @@ namespace {
 std::string run_w2_cell(const Args& args, const std::string& cell) {
   Registries registries;
   register_builtins(registries);
-  const std::string spec_path = std::string(ATTNLAB_BENCH_DIR) + "/w2-bahdanau.yaml";
+  const std::string spec_path = std::string(bench_dir) + "/w2-bahdanau.yaml";
   // The twin times training and evaluation only: attnlab's per-epoch attention metrics are off.
   const SpecResult read = read_spec(spec_path, {"seed=" + std::to_string(args.seed), "record.metrics=false", "model.cell=" + cell});
   if (!read.spec) throw std::runtime_error(read.diagnostics.at(0).str());

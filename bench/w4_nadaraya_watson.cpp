@@ -34,7 +34,7 @@ RunRecord finished_run(const RunPlan& plan, const Registries& registries, const 
 std::string run_w4(const Args& args) {
   Registries registries;
   register_builtins(registries);
-  const SpecResult read = read_spec(std::string(ATTNLAB_BENCH_DIR) + "/w4-nadaraya-watson.yaml", {"seed=" + std::to_string(args.seed)});
+  const SpecResult read = read_spec(std::string(bench_dir) + "/w4-nadaraya-watson.yaml", {"seed=" + std::to_string(args.seed)});
   if (!read.spec) throw std::runtime_error(read.diagnostics.at(0).str());
   const Spec& spec = *read.spec;
   const RunPlan &fixed = spec.runs.at(0), &learned = spec.runs.at(1);

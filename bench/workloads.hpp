@@ -7,6 +7,11 @@
 
 namespace attn::bench {
 
+// bench/ in the repository (its specs and datasets), compiled into bench_dir.cpp alone so that
+// no other benchmark file depends on where the repository is checked out (.ci/setup's compiler
+// cache serves them in every clone).
+extern const char* const bench_dir;
+
 struct Args {
   int threads = 1;
   std::uint64_t seed = 0;

@@ -1,4 +1,5 @@
 #include "golden.hpp"
+#include "test_paths.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -11,7 +12,7 @@
 
 namespace attn::test {
 
-Golden::Golden(const std::string& file_name) : path_(std::string(ATTNLAB_GOLDEN_DIR) + "/" + file_name) {
+Golden::Golden(const std::string& file_name) : path_(std::string(attn::test::paths::golden_dir) + "/" + file_name) {
   std::ifstream in(path_);
   if (!in) throw std::runtime_error(path_ + ": cannot open golden file (regenerate with tests/golden/make_golden.py)");
   std::string line;

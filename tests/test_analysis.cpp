@@ -456,7 +456,7 @@ TEST_CASE("the Python module reads results into pandas, of this format and of fo
     CHECK(same_snapshot);
   }
   // meson installs the module where Debian's python3 finds it (for the build's prefix, /usr/local)
-  const Output installed = capture("meson introspect " + std::string(ATTNLAB_BUILD_ROOT) + " --installed");
+  const Output installed = capture("meson introspect " + std::string(attn::test::paths::build_root) + " --installed");
   const std::string key = "python/attnlab.py\": \"";  // {"<source>": "<destination>", ...}
   const std::size_t from = installed.text.find(key);
   REQUIRE(from != std::string::npos);
@@ -496,7 +496,7 @@ TEST_CASE("names holding terminal escapes are printed as text: a run renamed by 
   CHECK(shown.code == 0);
   CHECK_THAT(shown.text, Catch::Contains("red?[31m"));
   CHECK(shown.text.find('\x1b') == std::string::npos);
-  const Output plugins = capture(attnlab_exe + " plugins --plugin " + ATTNLAB_BAD_PLUGIN_DIR + "/libbad-escape_name.so");
+  const Output plugins = capture(attnlab_exe + " plugins --plugin " + attn::test::paths::bad_plugin_dir + "/libbad-escape_name.so");
   INFO(plugins.text);
   CHECK(plugins.code == 0);
   CHECK_THAT(plugins.text, Catch::Contains("red?[31m") && Catch::Contains("turns the terminal ?[31mred"));

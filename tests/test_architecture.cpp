@@ -32,14 +32,14 @@ const std::regex lab_libraries(R"(hdf5|H5[A-Z]|yaml-cpp|YAML::|tbb)");
 }  // namespace
 
 TEST_CASE("the core links no HDF5, yaml-cpp or TBB", "[architecture]") {
-  const std::string needed = attn::test::command_output("readelf -d " + std::string(ATTNLAB_BUILD_ROOT) + "/framework/core/libattnlab.so").text;
+  const std::string needed = attn::test::command_output("readelf -d " + std::string(attn::test::paths::build_root) + "/framework/core/libattnlab.so").text;
   REQUIRE(needed.find("NEEDED") != std::string::npos);  // readelf ran and read the library
   CHECK(needed.find("libopenblas") != std::string::npos);
   CHECK(needed.find("hdf5") == std::string::npos);
   CHECK(needed.find("yaml") == std::string::npos);
   CHECK(needed.find("tbb") == std::string::npos);
   // ... and the lab does link them (the check above can see a library when it is there).
-  const std::string lab = attn::test::command_output("readelf -d " + std::string(ATTNLAB_BUILD_ROOT) + "/framework/lab/libattnlab-lab.so").text;
+  const std::string lab = attn::test::command_output("readelf -d " + std::string(attn::test::paths::build_root) + "/framework/lab/libattnlab-lab.so").text;
   CHECK(lab.find("hdf5") != std::string::npos);
   CHECK(lab.find("tbb") != std::string::npos);
 }

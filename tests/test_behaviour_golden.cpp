@@ -138,7 +138,7 @@ TEST_CASE("the behaviour comparison can fail: another seed differs", "[behaviour
 TEST_CASE("results do not depend on what freshly allocated memory holds", "[behaviour]") {
   // The preload takes: a block that Python's ctypes allocates comes back full of 0xFF bytes.
   const auto probe = attn::test::command_output(
-      "LD_PRELOAD=" ATTNLAB_NAN_FILL " /usr/bin/python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = "
+      std::string("LD_PRELOAD=") + attn::test::paths::nan_fill + " /usr/bin/python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = "
       "ctypes.c_void_p; print(ctypes.string_at(c.malloc(24), 24).hex())' 2>&1");
   REQUIRE(probe.text == std::string(48, 'f') + "\n");
   TempDir tmp("attnlab-nan-fill");
@@ -150,7 +150,7 @@ TEST_CASE("results do not depend on what freshly allocated memory holds", "[beha
     DYNAMIC_SECTION(spec) {
       const std::string run = attn::test::attnlab_exe + " run " + source_root + "/" + spec + options + " --threads 1 --force";
       const auto plain = attn::test::command_output(run + " --output " + (tmp / "plain.h5") + " 2>&1");
-      const auto filled = attn::test::command_output("LD_PRELOAD=" ATTNLAB_NAN_FILL " " + run + " --output " + (tmp / "filled.h5") + " 2>&1");
+      const auto filled = attn::test::command_output(std::string("LD_PRELOAD=") + attn::test::paths::nan_fill + " " + run + " --output " + (tmp / "filled.h5") + " 2>&1");
       INFO(plain.text << "\n---- with NaN-filled allocations:\n" << filled.text);
       REQUIRE(plain.status == 0);
       REQUIRE(filled.status == 0);

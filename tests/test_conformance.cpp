@@ -53,8 +53,8 @@ TEST_CASE("conformance: every attention mode, with and without learned projectio
 }
 
 TEST_CASE("conformance for outside plugins: --plugin more than once, sections by name, typos fail", "[conformance][meta]") {
-  const std::string program = std::string(ATTNLAB_BUILD_ROOT) + "/tests/attnlab-tests";
-  const std::string bad_dir = ATTNLAB_BAD_PLUGIN_DIR;
+  const std::string program = std::string(attn::test::paths::build_root) + "/tests/attnlab-tests";
+  const std::string bad_dir = attn::test::paths::bad_plugin_dir;
   const std::string plugins = " --plugin " + bad_dir + "/libbad-wrong_state.so --plugin " + bad_dir + "/libbad-wrong_query_dim.so";
   auto run = [&](const std::string& test_case, const std::string& section, std::string& output) {
     const std::string command = program + " '" + test_case + "' -r compact" + plugins + " -c \"" + section + "\" 2>&1";
@@ -78,7 +78,7 @@ TEST_CASE("attnlab check: the conformance suite from the installed program, ever
   const auto check = [](const std::string& arguments) {
     return attn::test::command_output(attn::test::attnlab_exe + " check " + arguments + " 2>&1");
   };
-  const std::string examples = ATTNLAB_EXAMPLE_PLUGIN_DIR, bad = ATTNLAB_BAD_PLUGIN_DIR;
+  const std::string examples = attn::test::paths::example_plugin_dir, bad = attn::test::paths::bad_plugin_dir;
   for (const char* example : {"cosine", "min_gru", "shared_qk", "learned_temperature", "xpos"}) {
     const auto passed = check(examples + "/libattnlab-" + example + ".so");
     INFO(passed.text);
@@ -121,7 +121,7 @@ TEST_CASE("attnlab check: the conformance suite from the installed program, ever
 TEST_CASE("the finite-difference step a plugin declares is the step its gradients are checked with", "[conformance][hints]") {
   Registries registries;
   register_builtins(registries);
-  load_plugin(std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-conformance_hints.so", registries);
+  load_plugin(std::string(attn::test::paths::bad_plugin_dir) + "/libbad-conformance_hints.so", registries);
   CHECK(registries.cells.get("relu_cell").checks.fd_step == 3e-4f);  // found by Registry::add
   CHECK(registries.normalizers.get("masks_unless_plain").checks.option_sets.size() == 1);
   const ConformanceRun declared = check_cell(registries, "relu_cell", Options{}, 3e-4f);

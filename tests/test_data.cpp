@@ -26,7 +26,7 @@ Data load(const std::string& dataset, const std::vector<std::pair<std::string, s
   register_builtins(r);
   Options o;
   for (const auto& [k, v] : options) o.set(k, v, "spec.yaml:3:5");
-  auto source = r.datasets.create(dataset, DatasetArgs{o, ATTNLAB_SOURCE_ROOT});
+  auto source = r.datasets.create(dataset, DatasetArgs{o, attn::test::paths::source_root});
   o.require_all_read("dataset '" + dataset + "'");
   Rng rng(seed);
   return source->load(rng);

@@ -27,7 +27,7 @@ std::vector<std::string> pages() {
 
 attn::test::CommandOutput transcripts_of(const std::string& page, const std::string& options = "") {
   return attn::test::command_output("/usr/bin/python3 " + attn::test::source_root + "/tests/tools/doc_transcripts.py --build " +
-                                    ATTNLAB_BUILD_ROOT + " " + options + " " + page + " 2>&1");
+                                    attn::test::paths::build_root + " " + options + " " + page + " 2>&1");
 }
 
 }  // namespace

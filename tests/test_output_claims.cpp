@@ -95,7 +95,7 @@ TEST_CASE("no command writes over a file it reads: directly, through a symbolic 
     refused_for_each_link(dir, "run " + spec + " --force --output", input, "", ".h5");
     refused_for_each_link(dir, "slurm " + spec + " --output", input, "", ".h5");
   }
-  fs::copy_file(std::string(ATTNLAB_EXAMPLE_PLUGIN_DIR) + "/libattnlab-cosine.so", dir / "plug.so");
+  fs::copy_file(std::string(attn::test::paths::example_plugin_dir) + "/libattnlab-cosine.so", dir / "plug.so");
   refused_for_each_link(dir, "run " + spec + " --force --plugin " + dir / "plug.so" + " --output", dir / "plug.so", "", ".h5");
   for (const std::string& input : {part, spec}) refused_for_each_link(dir, "merge --force", input, " " + part, ".h5");
   refused_for_each_link(dir, "plot " + part + " --curves -o", part, "", ".svg");

@@ -15,7 +15,7 @@ using attn::test::TempDir;
 
 namespace {
 
-const std::string crashes = std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-crashes.so";
+const std::string crashes = std::string(attn::test::paths::bad_plugin_dir) + "/libbad-crashes.so";
 
 // A two-run sweep over `key`: a built-in, then the plugin `bad`.
 std::string sweep_spec(const TempDir& dir, const std::string& key, const std::string& good, const std::string& bad) {
@@ -73,7 +73,7 @@ TEST_CASE("plugin code that throws something that is no std::exception, or ends 
   CHECK(constructed.status == 2);
   CHECK_THAT(constructed.text, Catch::Contains("throws_int_in_constructor' (plugin " + crashes +
                                                ") threw something that is not a std::exception while being constructed"));
-  const std::string loading = std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-ends_while_loading.so";
+  const std::string loading = std::string(attn::test::paths::bad_plugin_dir) + "/libbad-ends_while_loading.so";
   const auto exited = attnlab("plugins --plugin " + loading);
   CHECK(exited.status == 1);
   CHECK_THAT(exited.text, Catch::Contains("plugin '" + loading + "' ended the process (exit()) in its registration"));
@@ -102,7 +102,7 @@ TEST_CASE("attnlab check names the plugin whose code crashes, aborts, exits or t
 TEST_CASE("attnlab check: a library cut short does not load (exit 2); an --option given twice is a bad command line",
           "[plugins][crashes]") {
   TempDir dir("attnlab-check-cut");
-  const std::string whole = std::string(ATTNLAB_EXAMPLE_PLUGIN), cut = dir / "cut.so";
+  const std::string whole = std::string(attn::test::paths::example_plugin), cut = dir / "cut.so";
   std::filesystem::copy_file(whole, cut);
   std::filesystem::resize_file(cut, std::filesystem::file_size(whole) / 2);
   const auto loaded = attnlab("check " + cut);
@@ -117,7 +117,7 @@ TEST_CASE("attnlab check: a library cut short does not load (exit 2); an --optio
 
 TEST_CASE("attnlab check: an --option the plugin does not take is a bad command line (exit 2), before any check",
           "[plugins][crashes]") {
-  const std::string cosine = ATTNLAB_EXAMPLE_PLUGIN;
+  const std::string cosine = attn::test::paths::example_plugin;
   for (const auto& [option, says] : std::vector<std::pair<std::string, std::string>>{
            {"nope=1", "unknown option 'nope'"}, {"temperature=abc", "temperature"}, {"temperature=-5", "temperature"}}) {
     const auto checked = attnlab("check " + cosine + " --option " + option);

@@ -17,7 +17,7 @@ using namespace attn;
 
 namespace {
 
-std::string bad(const std::string& name) { return std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-" + name + ".so"; }
+std::string bad(const std::string& name) { return std::string(attn::test::paths::bad_plugin_dir) + "/libbad-" + name + ".so"; }
 
 Registries builtins() {
   Registries r;
@@ -29,9 +29,9 @@ Registries builtins() {
 
 TEST_CASE("the example cosine plugin loads, registers and scores", "[plugins][loader]") {
   Registries r = builtins();
-  load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
+  load_plugin(attn::test::paths::example_plugin, r);
   REQUIRE(r.scoring.contains("cosine"));
-  CHECK(r.scoring.get("cosine").origin == ATTNLAB_EXAMPLE_PLUGIN);
+  CHECK(r.scoring.get("cosine").origin == attn::test::paths::example_plugin);
   ParamStore store;
   Rng rng(1);
   Options opt;
@@ -47,7 +47,7 @@ TEST_CASE("objects made by a plugin keep its library loaded after the registries
   std::shared_ptr<ScoringFunction> survivor;
   {
     Registries r = builtins();
-    load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
+    load_plugin(attn::test::paths::example_plugin, r);
     ParamStore store;
     Rng rng(1);
     const Options none;
@@ -75,7 +75,7 @@ TEST_CASE("broken plugins are refused with one clear line, registries unchanged"
     return std::string();
   };
   CHECK_THAT(refused("/no/such/plugin.so"), Catch::EndsWith(": no such file"));
-  CHECK_THAT(refused(std::string(ATTNLAB_BAD_PLUGIN_SRC) + "/not_a_library.so"),
+  CHECK_THAT(refused(std::string(attn::test::paths::bad_plugin_src) + "/not_a_library.so"),
              Catch::Contains("not a shared library (no ELF header)"));
   CHECK_THAT(refused(bad("no_entry")), Catch::Contains("not an attnlab plugin") && Catch::Contains("ATTNLAB_PLUGIN"));
   CHECK_THAT(refused(bad("other_version")), Catch::Contains("API version 999") && Catch::Contains("version " + std::to_string(ATTNLAB_PLUGIN_API_VERSION)));
@@ -84,14 +84,14 @@ TEST_CASE("broken plugins are refused with one clear line, registries unchanged"
                                           Catch::Contains("pkg-config --cflags attnlab"));
   CHECK_THAT(refused(bad("duplicate_dot")), Catch::Contains("duplicate scoring function 'dot'"));
   CHECK(r.scoring.names() == before);  // not even 'dot_again' from the failed library
-  load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
+  load_plugin(attn::test::paths::example_plugin, r);
   // The same file again (in `plugins:` and by --plugin, say) is loaded once; a copy of it is
   // another library whose names are taken.
   const auto names = r.scoring.names();
-  load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);
+  load_plugin(attn::test::paths::example_plugin, r);
   CHECK(r.scoring.names() == names);
   attn::test::TempDir dir("attnlab-plugin-copy");
-  std::filesystem::copy_file(ATTNLAB_EXAMPLE_PLUGIN, dir / "copy.so");
+  std::filesystem::copy_file(attn::test::paths::example_plugin, dir / "copy.so");
   CHECK_THAT(refused(dir / "copy.so"), Catch::Contains("duplicate scoring function 'cosine'"));
 }
 
@@ -181,7 +181,7 @@ TEST_CASE("plugin paths in a spec resolve against the spec's directory; the resu
   const test::TempDir dir("attnlab-plugin-paths");
   fs::create_directories(dir.path / "study" / "lib");
   fs::create_directories(dir.path / "elsewhere");
-  fs::copy_file(ATTNLAB_EXAMPLE_PLUGIN, dir.path / "study" / "lib" / "libattnlab-cosine.so");
+  fs::copy_file(attn::test::paths::example_plugin, dir.path / "study" / "lib" / "libattnlab-cosine.so");
   std::ofstream(dir / "study/cosine.yaml") << "plugins: [lib/libattnlab-cosine.so]\n"
                                               "dataset: {name: sequence_task, task: reverse, num_train: 64, num_valid: 8, num_steps: 6, max_len: 4}\n"
                                               "model: {name: seq2seq, embed: 8, hidden: 8, layers: 1, attention: {scoring: cosine}}\n"
@@ -213,7 +213,7 @@ TEST_CASE("run --plugin: each run's stored config lists the library, so the comm
   const test::TempDir dir("attnlab-plugin-option");
   fs::create_directories(dir.path / "lib");
   fs::create_directories(dir.path / "elsewhere");
-  fs::copy_file(ATTNLAB_EXAMPLE_PLUGIN, dir.path / "lib" / "libattnlab-cosine.so");
+  fs::copy_file(attn::test::paths::example_plugin, dir.path / "lib" / "libattnlab-cosine.so");
   std::ofstream(dir / "cosine.yaml") << "dataset: {name: sequence_task, task: reverse, num_train: 64, num_valid: 8, num_steps: 6, max_len: 4}\n"
                                         "model: {name: seq2seq, embed: 8, hidden: 8, layers: 1, attention: {scoring: cosine}}\n"
                                         "training: {epochs: 1, batch_size: 32, lr: 0.01}\n";

@@ -14,8 +14,8 @@
 #include "test_support.hpp"
 
 TEST_CASE("a plugin builds outside the tree against installed headers and loads", "[plugins][sdk]") {
-  const std::string cmd = std::string("bash '") + ATTNLAB_SOURCE_ROOT + "/.ci/check-plugin-sdk' '" +
-                          ATTNLAB_BUILD_ROOT + "' > /dev/null 2>&1";
+  const std::string cmd = std::string("bash '") + attn::test::paths::source_root + "/.ci/check-plugin-sdk' '" +
+                          attn::test::paths::build_root + "' > /dev/null 2>&1";
   CHECK(std::system(cmd.c_str()) == 0);
 }
 
@@ -23,7 +23,7 @@ TEST_CASE("the plugin guides state the plugin API version the headers define", "
   // "API version (8 today", "compiled against (8 today)", "this attnlab has version 8;", "now 8 ("
   const std::regex stated(R"((?:\((\d+) today)|(?:has version (\d+);)|(?:API_VERSION`, now (\d+)))");
   int mentions = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(ATTNLAB_SOURCE_ROOT) + "/docs")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(attn::test::paths::source_root) + "/docs")) {
     if (entry.path().extension() != ".md") continue;
     const std::string text = attn::test::read_text(entry.path());
     for (std::sregex_iterator m(text.begin(), text.end(), stated), end; m != end; ++m) {
@@ -67,7 +67,7 @@ TEST_CASE("attnlab new-plugin writes, for each kind, a plugin that compiles, loa
     REQUIRE(written.status == 0);
     CHECK_THAT(written.text, Catch::Contains("attnlab plugins --plugin " + so));
     const auto built = in_dir("cd " + name + " && mkdir -p build && g++ -std=c++17 -O0 -shared -fPIC " + name + ".cpp -o " + so +
-                              " $(PKG_CONFIG_PATH=" + ATTNLAB_BUILD_ROOT + "/meson-uninstalled pkg-config --cflags --libs attnlab)");
+                              " $(PKG_CONFIG_PATH=" + attn::test::paths::build_root + "/meson-uninstalled pkg-config --cflags --libs attnlab)");
     INFO(built.text);
     REQUIRE(built.status == 0);
     CHECK_THAT(in_dir("cd " + name + " && " + attnlab + " plugins --plugin " + so).text, Catch::Contains("  " + name + " "));
@@ -103,7 +103,7 @@ TEST_CASE("attnlab new-plugin writes, for each kind, a plugin that compiles, loa
 }
 
 TEST_CASE("attnlab keys lists the options each attention plugin reads, loaded ones too", "[plugins][sdk][cli]") {
-  const auto keys = attn::test::command_output(attn::test::attnlab_exe + " keys --plugin " + ATTNLAB_EXAMPLE_PLUGIN_DIR +
+  const auto keys = attn::test::command_output(attn::test::attnlab_exe + " keys --plugin " + attn::test::paths::example_plugin_dir +
                                                "/libattnlab-xpos.so 2>&1");
   INFO(keys.text);
   REQUIRE(keys.status == 0);

@@ -1,4 +1,5 @@
 #include "lab/builtins.hpp"
+#include "test_paths.hpp"
 #include "test_plugins.hpp"
 
 #include "attnlab/plugin_loader.hpp"
@@ -11,7 +12,7 @@ const Registries& all_plugins() {
     Registries r;
     register_builtins(r);
     for (const char* example : {"cosine", "min_gru", "shared_qk", "learned_temperature", "xpos"})
-      load_plugin(std::string(ATTNLAB_EXAMPLE_PLUGIN_DIR) + "/libattnlab-" + example + ".so", r);
+      load_plugin(std::string(attn::test::paths::example_plugin_dir) + "/libattnlab-" + example + ".so", r);
     for (const std::string& path : plugin_paths()) load_plugin(path, r);
     return r;
   }();

@@ -37,7 +37,7 @@ using attn::test::TempDir;
 
 namespace {
 
-std::string bad_plugin(const std::string& name) { return std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-" + name + ".so"; }
+std::string bad_plugin(const std::string& name) { return std::string(attn::test::paths::bad_plugin_dir) + "/libbad-" + name + ".so"; }
 
 // Starts `attnlab args...` with its output thrown away; returns the pid.
 pid_t start(const std::vector<std::string>& args) {

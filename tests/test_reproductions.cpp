@@ -25,7 +25,7 @@ TEST_CASE("Bahdanau attention on fra-eng (d2l 0.17 §10.4): loss <= 0.03 and d2l
   data_options.set("num_train", "600");
   data_options.set("num_steps", "10");
   Rng data_rng(0);
-  const Data data = r.datasets.create("parallel_corpus", DatasetArgs{data_options, ATTNLAB_SOURCE_ROOT})->load(data_rng);
+  const Data data = r.datasets.create("parallel_corpus", DatasetArgs{data_options, attn::test::paths::source_root})->load(data_rng);
 
   Options o;  // d2l 0.17: embed 32, hidden 32, 2 GRU layers, dropout 0.1, additive attention
   for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
@@ -122,7 +122,7 @@ TEST_CASE("d2l 1.0's Nadaraya-Watson with four kernels and four widths, on its o
   test::TempDir tmp("attnlab-kernels");
   RunnerOptions o;
   o.output = tmp / "kernels.h5";
-  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/kernels.yaml", o) == 0);
+  REQUIRE(run_experiment(std::string(attn::test::paths::source_root) + "/experiments/kernels.yaml", o) == 0);
   const ResultsReader results(tmp / "kernels.h5");
   REQUIRE(results.run_ids().size() == 16);
   for (const std::string kernel : {"gaussian_kernel", "boxcar", "constant", "epanechikov"})
@@ -167,11 +167,11 @@ TEST_CASE("graph attention labels the karate club from its two leaders: the accu
   test::TempDir tmp("attnlab-karate");
   RunnerOptions o;
   o.output = tmp / "gat-karate.h5";
-  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/gat-karate.yaml", o) == 0);
+  REQUIRE(run_experiment(std::string(attn::test::paths::source_root) + "/experiments/gat-karate.yaml", o) == 0);
   const ResultsReader results(tmp / "gat-karate.h5");
   // members of the 32 unlabelled ones put on the right side, per seed 1, 2, 3
   check_right_per_seed(results, "scoring", 32, {{"gat", {31, 29, 31}}, {"dot", {31, 31, 31}}, {"scaled_dot", {31, 31, 31}}});
-  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/graph-attention.md");
+  const std::string page = test::read_text(std::string(attn::test::paths::source_root) + "/docs/concepts/graph-attention.md");
   CHECK(test::quotes(page, "| `gat` | 0.9479 ± 0.0361 |"));
   CHECK(test::quotes(page, "| `dot` | 0.9688 ± 0.0000 |"));
 
@@ -179,7 +179,7 @@ TEST_CASE("graph attention labels the karate club from its two leaders: the accu
   const test::CommandOutput predicted = test::command_output(test::attnlab_exe + " predict " + (tmp / "gat-karate.h5") +
                                                              " --run scoring-gat_seed-1 --node 8 --attention");
   CHECK(predicted.status == 0);
-  const std::string commands = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/running-experiments.md");
+  const std::string commands = test::read_text(std::string(attn::test::paths::source_root) + "/docs/running-experiments.md");
   CHECK(test::quotes(commands, "$ attnlab predict gat-karate.h5 --run scoring-gat_seed-1 --node 8 --attention\n" + predicted.text));
 }
 
@@ -188,11 +188,11 @@ TEST_CASE("whole graphs classified by an encoder whose attention follows the edg
   test::TempDir tmp("attnlab-graph-classes");
   RunnerOptions o;
   o.output = tmp / "graph-classification.h5";
-  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/graph-classification.yaml", o) == 0);
+  REQUIRE(run_experiment(std::string(attn::test::paths::source_root) + "/experiments/graph-classification.yaml", o) == 0);
   const ResultsReader results(tmp / "graph-classification.h5");
   // graphs of the 500 validation graphs (drawn per seed) classified right, per seed 1, 2, 3
   check_right_per_seed(results, "mask_edges", 500, {{"true", {500, 500, 500}}, {"false", {257, 254, 260}}});
-  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/graph-attention.md");
+  const std::string page = test::read_text(std::string(attn::test::paths::source_root) + "/docs/concepts/graph-attention.md");
   CHECK(test::quotes(page, "| `true` | 1.0000 ± 0.0000 |"));
   CHECK(test::quotes(page, "| `false` | 0.5140 ± 0.0060 |"));
   // with the mask, a node's weight off its edges is exactly 0 (the probe graphs are the same for every seed)
@@ -217,9 +217,9 @@ TEST_CASE("a character language model of The Time Machine: the perplexities docs
   test::TempDir tmp("attnlab-char-lm");
   RunnerOptions o;
   o.output = tmp / "char-language-model.h5";
-  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/char-language-model.yaml", o) == 0);
+  REQUIRE(run_experiment(std::string(attn::test::paths::source_root) + "/experiments/char-language-model.yaml", o) == 0);
   const ResultsReader results(tmp / "char-language-model.h5");
-  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/language-models.md");
+  const std::string page = test::read_text(std::string(attn::test::paths::source_root) + "/docs/concepts/language-models.md");
   for (const std::string positional : {"none", "sinusoidal", "learned", "rope", "alibi", "t5_bias"}) {
     const auto& m = results.run("positional-" + positional).metrics;
     INFO(positional);
@@ -235,9 +235,9 @@ TEST_CASE("train short, test long at a quarter of the context: d2l-neu's positio
   test::TempDir tmp("attnlab-extrapolation");
   RunnerOptions o;
   o.output = tmp / "positional-extrapolation-small.h5";
-  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/positional-extrapolation-small.yaml", o) == 0);
+  REQUIRE(run_experiment(std::string(attn::test::paths::source_root) + "/experiments/positional-extrapolation-small.yaml", o) == 0);
   const ResultsReader results(tmp / "positional-extrapolation-small.h5");
-  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/reproductions.md");
+  const std::string page = test::read_text(std::string(attn::test::paths::source_root) + "/docs/reproductions.md");
   std::map<std::string, std::vector<double>> ppl;  // scheme -> perplexity at 32, 64, 128
   for (const std::string positional : {"learned", "sinusoidal", "rope", "alibi", "none"}) {
     std::string row = "| `" + positional + "` |";
@@ -258,14 +258,14 @@ TEST_CASE("spoken digits from a voice never heard: the accuracies docs/concepts/
   test::TempDir tmp("attnlab-spoken");
   RunnerOptions o;
   o.output = tmp / "spoken-digits.h5";
-  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/spoken-digits.yaml", o) == 0);
+  REQUIRE(run_experiment(std::string(attn::test::paths::source_root) + "/experiments/spoken-digits.yaml", o) == 0);
   const ResultsReader results(tmp / "spoken-digits.h5");
   CHECK(results.run("pool-cls").metrics.at("valid_accuracy") * 90 == Approx(72));   // of en-029's 90 utterances
   CHECK(results.run("pool-mean").metrics.at("valid_accuracy") * 90 == Approx(74));
   const Tensor confusion = *results.plot_data("pool-mean", "confusion");
   CHECK(confusion(2, 4) == 9.0f);  // every "two" heard as "four"
   CHECK(confusion(3, 8) == 7.0f);  // 7 of the 9 "three" heard as "eight"
-  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/speech-frames.md");
+  const std::string page = test::read_text(std::string(attn::test::paths::source_root) + "/docs/concepts/speech-frames.md");
   CHECK(test::quotes(page, "| `cls` | 0.8000 |"));
   CHECK(test::quotes(page, "| `mean` | 0.8222 |"));
 }
@@ -275,16 +275,16 @@ TEST_CASE("spoken digits spelled from their frames: a monotone alignment, as doc
   test::TempDir tmp("attnlab-spelling");
   RunnerOptions o;
   o.output = tmp / "spelling.h5";
-  REQUIRE(run_experiment(std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/spoken-digits-spelling.yaml", o) == 0);
+  REQUIRE(run_experiment(std::string(attn::test::paths::source_root) + "/experiments/spoken-digits-spelling.yaml", o) == 0);
   const ResultsReader results(tmp / "spelling.h5");
   const auto& metrics = results.run("run").metrics;
   CHECK(metrics.at("valid_exact_match") * 200 == Approx(186));  // of en-029's 200 sequences of three digits
   CHECK(metrics.at("attention.cross.monotonicity") > 0.7);  // well above the 0.5 of no order
-  const std::string page = test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/concepts/speech-frames.md");
+  const std::string page = test::read_text(std::string(attn::test::paths::source_root) + "/docs/concepts/speech-frames.md");
   CHECK(test::quotes(page, test::fixed(metrics.at("valid_exact_match"), 4) + " | " + test::fixed(metrics.at("valid_token_acc"), 4) +
                                " | " + test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " | " +
                                test::fixed(metrics.at("attention.cross.effective_keys"), 4) + " |"));
-  CHECK(test::quotes(test::read_text(std::string(ATTNLAB_SOURCE_ROOT) + "/docs/reproductions.md"),
+  CHECK(test::quotes(test::read_text(std::string(attn::test::paths::source_root) + "/docs/reproductions.md"),
                      "valid_exact_match " + test::fixed(metrics.at("valid_exact_match"), 4) + ", monotonicity " +
                          test::fixed(metrics.at("attention.cross.monotonicity"), 4) + " |"));
 }

@@ -165,7 +165,7 @@ TEST_CASE("--set overrides keys and is validated like the file", "[runner][specs
 TEST_CASE("--set on a key replaces its whole value, a map of sub-keys included", "[runner][specs]") {
   // experiments/seq2seq-bottleneck.yaml has model.attention.mode and .scoring; the documented
   // way to compare without attention is --set model.attention=none.
-  const std::string bottleneck = std::string(ATTNLAB_SOURCE_ROOT) + "/experiments/seq2seq-bottleneck.yaml";
+  const std::string bottleneck = std::string(attn::test::paths::source_root) + "/experiments/seq2seq-bottleneck.yaml";
   RunnerOptions o;
   o.overrides = {"model.attention=none"};
   CHECK(check_spec(bottleneck, o).empty());
@@ -298,7 +298,7 @@ TEST_CASE("one run diverging or throwing does not stop the others; the exit code
 
   const std::string thrown = tmp / "throws.h5";
   RunnerOptions o = quiet_options(2, thrown);
-  o.plugins = {std::string(ATTNLAB_BAD_PLUGIN_DIR) + "/libbad-throws_in_score.so"};
+  o.plugins = {std::string(attn::test::paths::bad_plugin_dir) + "/libbad-throws_in_score.so"};
   CHECK(run_experiment(spec("good/plugin-throws.yaml"), o) == 1);
   const Hdf5File f(thrown, Hdf5File::Mode::read);
   CHECK(f.attr_string("/runs/scoring-gaussian_learned", "status") == "finished");

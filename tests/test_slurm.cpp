@@ -14,7 +14,7 @@
 TEST_CASE("slurm: a sweep as a job array, cancelled, resubmitted and merged, equals one machine's file", "[slurm]") {
   attn::test::TempDir dir{"attnlab-slurm"};
   const auto out = attn::test::command_output("bash " + attn::test::source_root + "/tests/slurm/sweep_on_slurm.sh " +
-                                              std::string(ATTNLAB_BUILD_ROOT) + " " + dir.path.string() + " 2>&1");
+                                              std::string(attn::test::paths::build_root) + " " + dir.path.string() + " 2>&1");
   INFO(out.text);
   CHECK(out.status == 0);
   CHECK_THAT(out.text, Catch::Contains("0 differences between") && Catch::Contains("slurm sweep: ok"));

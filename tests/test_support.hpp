@@ -9,10 +9,10 @@
 #include <string>
 
 #include "attnlab/registries.hpp"
+#include "test_paths.hpp"
 
 namespace attn::test {
 
-// The whole text of a file ("" when it cannot be read).
 // `value` with `decimals` digits after the point, as attnlab's tables print it (0.9300).
 inline std::string fixed(double value, int decimals) {
   char text[64];
@@ -20,14 +20,15 @@ inline std::string fixed(double value, int decimals) {
   return text;
 }
 
+// The whole text of a file ("" when it cannot be read).
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The repository and the build directory (the test program is built with both paths).
-inline const std::string source_root = ATTNLAB_SOURCE_ROOT;
-inline const std::string attnlab_exe = std::string(ATTNLAB_BUILD_ROOT) + "/attnlab";
+// The repository, and attnlab in the build directory.
+inline const std::string source_root = paths::source_root;
+inline const std::string attnlab_exe = std::string(paths::build_root) + "/attnlab";
 
 // Registries holding the built-in plugins (one instance for the whole test program).
 const Registries& builtins();

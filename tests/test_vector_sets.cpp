@@ -290,7 +290,7 @@ TEST_CASE("vit and encoder_classifier: the gradient of the loss to every paramet
 TEST_CASE("a plugin written for text runs on images, token sets and graphs unchanged: the example cosine scoring in vit, encoder_classifier and gat", "[models][classification][plugins]") {
   Registries r;
   register_builtins(r);
-  load_plugin(ATTNLAB_EXAMPLE_PLUGIN, r);  // plugins/examples/cosine.cpp, written for sequences
+  load_plugin(attn::test::paths::example_plugin, r);  // plugins/examples/cosine.cpp, written for sequences
   TempDir dir("attnlab-vit-plugin");
   write_image_set(dir, 6);
   const Data images = load("fashion_mnist", {{"path", dir.path.string()}, {"num_train", "6"}, {"num_valid", "3"}, {"resize", "8"}});
