@@ -4,7 +4,7 @@ experiments/positional-extrapolation.yaml.
 
 usage: /usr/bin/python3 bench/positional_twin.py [--threads N] [--seeds 1,2,3] [--steps 3000]
          [--schemes learned,sinusoidal,rope,alibi,none] [--contexts 128,256,512] [--out FILE]
-         [--unused-tokens K]
+         [--unused-tokens K] [--init-from RESULTS.h5] [--attnlab-order]
 
 The model is the next d2l edition's attention-only character model (TinyCharLM): an embedding
 N(0, 0.02^2), 2 blocks X = X + proj(MHA_causal(X)) with one qkv projection and no biases, 4 heads,
@@ -22,7 +22,15 @@ perplexity at each context, the last 100 steps' mean training loss and the secon
 interrupted reproduction continues where it stopped. --unused-tokens K adds K vocabulary entries
 that never occur in the text (attnlab's vocabulary holds three, <pad> <bos> <eos>; d2l's one,
 <unk>): the tied head still scores them.
+
+Trained on attnlab's random draws: --init-from RESULTS.h5 starts each (scheme, seed) from the
+parameters of attnlab's run `positional-SCHEME_seed-SEED` in that file, with attnlab's vocabulary
+(<pad> <bos> <eos>, then the characters most frequent first); its initial parameters are those of
+a run of one step at a learning rate of 1e-30 (docs/reproductions.md has the command).
+--attnlab-order takes the batches in the order attnlab's trainer draws for that seed
+(bench/attnlab_rng.py).
 """
+import collections
 import json
 import math
 import os
@@ -33,18 +41,33 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from attnlab_rng import orders
 from torch_twin import arguments, set_threads
 
 TEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "datasets", "timemachine", "timemachine.txt")
 NUM_TRAIN, NUM_VALID = 100000, 3000
 
 
-def corpus():
-    """The characters of The Time Machine as d2l reads them, as ids (vocabulary: sorted characters)."""
+def text():
+    """The Time Machine as d2l reads it: runs of non-letters made one space, lower case."""
     with open(TEXT) as f:
-        text = re.sub("[^A-Za-z]+", " ", f.read()).lower()
-    chars = sorted(set(text))
-    return torch.tensor([chars.index(c) for c in text]), len(chars)
+        return re.sub("[^A-Za-z]+", " ", f.read()).lower()
+
+
+def attnlab_vocabulary(characters):
+    """attnlab's vocabulary of a text: <pad> <bos> <eos>, then its characters most frequent first
+    (ties in order of first appearance)."""
+    counts = collections.Counter(characters)
+    return ["<pad>", "<bos>", "<eos>"] + sorted(dict.fromkeys(characters), key=lambda c: -counts[c])
+
+
+def corpus(attnlab=False):
+    """The characters of The Time Machine as ids, and the vocabulary's size: d2l's (sorted
+    characters) or attnlab's."""
+    characters = text()
+    vocab = attnlab_vocabulary(characters) if attnlab else sorted(set(characters))
+    index = {c: i for i, c in enumerate(vocab)}
+    return torch.tensor([index[c] for c in characters]), len(vocab)
 
 
 def windows(ids, n, first, count):
@@ -99,6 +122,30 @@ class CharModel(nn.Module):
         return h @ self.embedding.weight.T
 
 
+def attnlab_parameters(model):
+    """The model's parameters under attnlab's names, as attnlab stores them (x W with W [in, out]):
+    views of the model's own tensors."""
+    d = model.embedding.weight.shape[1]
+    out = {"embedding.weight": model.embedding.weight}
+    if isinstance(getattr(model, "table", None), nn.Parameter):
+        out["positional.P"] = model.table
+    for b in range(len(model.qkv)):
+        w = model.qkv[b].weight
+        for m, rows in zip("qkv", (w[:d], w[d:2 * d], w[2 * d:])):
+            out[f"block{b}.attention.W_{m}.W"] = rows.T
+        out[f"block{b}.attention.W_o.W"] = model.proj[b].weight.T
+    return out
+
+
+def start_from(model, path, run):
+    """Sets the model's parameters to those of attnlab's run `run` in the results file `path`."""
+    import h5py
+    with h5py.File(path, "r") as f, torch.no_grad():
+        stored = f["runs"][run]["params"]
+        for name, tensor in attnlab_parameters(model).items():
+            tensor.copy_(torch.from_numpy(stored[name.replace(".", "/")][()]))
+
+
 def perplexity(model, ids, n):
     x, y = windows(ids, n, NUM_TRAIN, NUM_VALID)
     total = 0.0
@@ -109,14 +156,24 @@ def perplexity(model, ids, n):
     return math.exp(total / (NUM_VALID * n))
 
 
-def train(positional, ids, vocab, steps, seed):
+def batch_orders(seed, steps, attnlab_order):
+    """Each epoch's order of the training windows: PyTorch's randperm, or attnlab's."""
+    epochs = -(-steps * 64 // NUM_TRAIN)
+    if attnlab_order:
+        return [torch.tensor(order) for order in orders(seed, NUM_TRAIN, epochs)]
+    return [torch.randperm(NUM_TRAIN) for _ in range(epochs)]
+
+
+def train(positional, ids, vocab, steps, seed, init_from="", attnlab_order=False):
     torch.manual_seed(seed)
     model = CharModel(vocab, positional)
+    if init_from:
+        start_from(model, init_from, f"positional-{positional}_seed-{seed}")
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
     x, y = windows(ids, 128, 0, NUM_TRAIN)
     losses = []
-    while len(losses) < steps:
-        for rows in torch.randperm(NUM_TRAIN).split(64):
+    for order in batch_orders(seed, steps, attnlab_order):
+        for rows in order.split(64):
             logits = model(x[rows])
             loss = F.cross_entropy(logits.reshape(-1, vocab), y[rows].reshape(-1))
             optimizer.zero_grad()
@@ -137,9 +194,10 @@ def done_in(path):
 
 
 def main():
-    args = arguments(steps=3000, seeds="1,2,3", schemes="learned,sinusoidal,rope,alibi,none", contexts="128,256,512", out="", unused_tokens=0)
+    args = arguments(steps=3000, seeds="1,2,3", schemes="learned,sinusoidal,rope,alibi,none", contexts="128,256,512", out="", unused_tokens=0,
+                     init_from="", attnlab_order=False)
     set_threads(torch, args.threads)
-    ids, vocab = corpus()
+    ids, vocab = corpus(attnlab=bool(args.init_from))
     vocab += args.unused_tokens
     done = done_in(args.out)
     for seed in map(int, args.seeds.split(",")):
@@ -147,13 +205,13 @@ def main():
             if (positional, seed) in done:
                 continue
             start = time.perf_counter()
-            model, train_loss = train(positional, ids, vocab, args.steps, seed)
+            model, train_loss = train(positional, ids, vocab, args.steps, seed, args.init_from, args.attnlab_order)
             trained = time.perf_counter() - start
             model.eval()
             ppl = {n: perplexity(model, ids, int(n)) for n in args.contexts.split(",")}
             line = json.dumps({"positional": positional, "seed": seed, "valid_ppl": ppl, "train_loss": train_loss,
                                "train_seconds": trained, "seconds": time.perf_counter() - start, "threads": args.threads,
-                               "unused_tokens": args.unused_tokens})
+                               "unused_tokens": args.unused_tokens, "init_from": args.init_from, "attnlab_order": args.attnlab_order})
             print(line, flush=True)
             if args.out:
                 with open(args.out, "a") as f:

@@ -7,13 +7,15 @@ import time
 def arguments(**extra):
     """--threads N and --seed S, plus extra options given as name=default (the option --name, an
     underscore written as a hyphen); a tuple default (e.g. cell=("gru", "lstm", "rnn")) lists the
-    allowed values, the first being the default."""
+    allowed values, the first being the default; a default of False makes a flag."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     for name, default in extra.items():
         if isinstance(default, tuple):
             parser.add_argument("--" + name.replace("_", "-"), choices=default, default=default[0])
+        elif default is False:
+            parser.add_argument("--" + name.replace("_", "-"), action="store_true")
         else:
             parser.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
     return parser.parse_args()

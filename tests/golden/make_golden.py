@@ -505,38 +505,21 @@ def language_model_golden():
     Machine (d2l's preprocessing, attnlab's vocabulary: <pad> <bos> <eos>, then characters most
     frequent first) as one batch, 5 AdamW steps (lr 0.01, no weight decay) from the initial
     parameters written here; the loss before each step and the parameters after the last."""
-    import collections
-    import re
     import sys
     sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
     import positional_twin
-    text = re.sub("[^A-Za-z]+", " ", open(positional_twin.TEXT).read()).lower()
-    counts = collections.Counter(text)
-    vocab = ["<pad>", "<bos>", "<eos>"] + sorted(dict.fromkeys(text), key=lambda c: -counts[c])
-    ids = torch.tensor([vocab.index(c) for c in text[:64]])
-    x, y = positional_twin.windows(ids, 16, 0, 8)
-    d = 16
-
-    def attnlab_names(model):  # attnlab's parameters: x W with W [in, out]
-        out = {"embedding.weight": model.embedding.weight}
-        if hasattr(model, "table") and isinstance(model.table, torch.nn.Parameter):
-            out["positional.P"] = model.table
-        for b in range(2):
-            w = model.qkv[b].weight
-            for m, rows in zip("qkv", (w[:d], w[d:2 * d], w[2 * d:])):
-                out[f"block{b}.attention.W_{m}.W"] = rows.T
-            out[f"block{b}.attention.W_o.W"] = model.proj[b].weight.T
-        return out
-
+    ids, vocab = positional_twin.corpus(attnlab=True)
+    x, y = positional_twin.windows(ids[:64], 16, 0, 8)
+    attnlab_names = positional_twin.attnlab_parameters  # views of the model's tensors
     tensors = {"tokens": x.to(torch.float64), "labels": y.to(torch.float64)}
     for scheme in ["learned", "sinusoidal", "rope", "alibi", "none"]:
         torch.manual_seed(5)
-        model = positional_twin.CharModel(len(vocab), scheme, d=d, heads=2, blocks=2, max_len=32)
+        model = positional_twin.CharModel(vocab, scheme, d=16, heads=2, blocks=2, max_len=32)
         tensors.update({f"{scheme}.init.{k}": v.clone() for k, v in attnlab_names(model).items()})
         optimizer = torch.optim.AdamW(model.parameters(), lr=0.01, weight_decay=0.0)
         losses = []
         for _ in range(5):
-            loss = torch.nn.functional.cross_entropy(model(x).reshape(-1, len(vocab)), y.reshape(-1))
+            loss = torch.nn.functional.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
