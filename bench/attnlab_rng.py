@@ -35,7 +35,7 @@ class MT19937_64:
 
 
 def derived_seed(seed, name):
-    """The seed of Rng(seed).derive(name): FNV-1a over the name, then a splitmix64 finaliser."""
+    """The seed of Rng(seed).derive(name): FNV-1a over the name, then two steps of splitmix64's finaliser."""
     h = 1469598103934665603 ^ seed
     for c in name.encode():
         h = ((h ^ c) * 1099511628211) & MASK

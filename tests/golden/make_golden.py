@@ -510,12 +510,11 @@ def language_model_golden():
     import positional_twin
     ids, vocab = positional_twin.corpus(attnlab=True)
     x, y = positional_twin.windows(ids[:64], 16, 0, 8)
-    attnlab_names = positional_twin.attnlab_parameters  # views of the model's tensors
     tensors = {"tokens": x.to(torch.float64), "labels": y.to(torch.float64)}
     for scheme in ["learned", "sinusoidal", "rope", "alibi", "none"]:
         torch.manual_seed(5)
         model = positional_twin.CharModel(vocab, scheme, d=16, heads=2, blocks=2, max_len=32)
-        tensors.update({f"{scheme}.init.{k}": v.clone() for k, v in attnlab_names(model).items()})
+        tensors.update({f"{scheme}.init.{k}": v.clone() for k, v in positional_twin.attnlab_parameters(model).items()})
         optimizer = torch.optim.AdamW(model.parameters(), lr=0.01, weight_decay=0.0)
         losses = []
         for _ in range(5):
@@ -525,7 +524,7 @@ def language_model_golden():
             optimizer.step()
             losses.append(loss.item())
         tensors[f"{scheme}.losses"] = torch.tensor(losses)
-        tensors.update({f"{scheme}.final.{k}": v.clone() for k, v in attnlab_names(model).items()})
+        tensors.update({f"{scheme}.final.{k}": v.clone() for k, v in positional_twin.attnlab_parameters(model).items()})
     write("language_model.txt", tensors, " ".join(language_model_golden.__doc__.split()))
 
 
